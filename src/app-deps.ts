@@ -1,0 +1,27 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Authenticator } from './auth/authenticator.js'
+import type { LoginThrottle } from './auth/login-throttle.js'
+import type { TokenService } from './auth/token-service.js'
+import type { UserDirectory } from './auth/user-directory.js'
+import type { Config } from './config/config.js'
+import type { Metrics } from './http/metrics.js'
+import type { ReadinessCheck } from './http/ops-routes.js'
+import type { Storage } from './storage/storage.js'
+
+/** What every capability gets: built once in `buildApp`, passed to each capability's plugin. */
+export interface AppDeps {
+  config: Config
+  storage: Storage
+  users: UserDirectory
+  tokens: TokenService
+  authenticator: Authenticator
+  /** Failed logins per (client address, username); also used for device login. */
+  loginThrottle: LoginThrottle
+  metrics: Metrics
+  /** Value of X-Console-Token for the platform admin API. */
+  consoleToken: string
+  wechatTimeoutMs: number
+  log: FastifyBaseLogger
+  /** /readyz checks; a capability that depends on a service (NATS) adds its own. */
+  readiness: ReadinessCheck[]
+}

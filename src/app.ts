@@ -1,0 +1,106 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import rateLimit from '@fastify/rate-limit'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import type { AppDeps } from './app-deps.js'
+import { authRoutes } from './auth/auth-routes.js'
+import { Authenticator } from './auth/authenticator.js'
+import { LoginThrottle } from './auth/login-throttle.js'
+import { TokenService } from './auth/token-service.js'
+import { UserDirectory } from './auth/user-directory.js'
+import type { Config } from './config/config.js'
+import { firmwarePlugin } from './gateway/firmware/firmware-plugin.js'
+import { gatewayPlugin } from './gateway/gateway-plugin.js'
+import { platformPlugin } from './platform/platform-plugin.js'
+import { AppError, errorBody } from './errors.js'
+import { installErrorHandler } from './http/error-handler.js'
+import { installJsonBodyParser } from './http/json-body-parser.js'
+import { createMetrics, installRequestMetrics } from './http/metrics.js'
+import { installOpenApi } from './http/openapi.js'
+import { opsRoutes } from './http/ops-routes.js'
+import { installValidator } from './http/validator.js'
+import { getOrCreateSetting } from './storage/settings-repository.js'
+import type { Storage } from './storage/storage.js'
+
+export const JSON_BODY_LIMIT = 1024 * 1024
+
+export interface BuildOptions {
+  /** Opened and migrated storage; the app closes it when it closes. */
+  storage: Storage
+  logger?: FastifyServerOptions['logger']
+  /** Time-out of the mini-program identity service (contract: 5 s). */
+  wechatTimeoutMs?: number
+}
+
+/** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
+export async function buildApp(config: Config, options: BuildOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: JSON_BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 512 },
+    // Errors Fastify raises before routing (bad percent-encoding, bad content type) get our body too.
+    frameworkErrors: (error, request, reply) => {
+      const status = error.statusCode ?? 400
+      reply.header('x-request-id', request.id)
+      void (reply as FastifyReply).code(status).send(errorBody(status === 415 ? 'unsupported_media_type' : 'bad_request', error.message))
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const { storage } = options
+  const deps = await createDeps(config, storage, app, options)
+
+  app.decorateRequest('user', null)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  installValidator(app)
+  installJsonBodyParser(app)
+  installErrorHandler(app)
+  installRequestMetrics(app, deps.metrics)
+  await installOpenApi(app)
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`),
+  })
+
+  // Root-level onClose runs after every capability's own onClose: storage closes last.
+  app.addHook('onClose', async () => {
+    await storage.close()
+  })
+  await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness })
+  await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
+  await app.register(gatewayPlugin, { deps })
+  await app.register(firmwarePlugin, { deps })
+  await app.register(platformPlugin, { deps })
+  return app
+}
+
+async function createDeps(config: Config, storage: Storage, app: FastifyInstance, options: BuildOptions): Promise<AppDeps> {
+  const secret = config.jwtSecret ?? (await getOrCreateSetting(storage.db, 'jwt_secret', () => randomBytes(48).toString('base64url'))).value
+  const consoleToken = config.platformConsoleToken
+    ? config.platformConsoleToken
+    : await (async () => {
+        const { value, created } = await getOrCreateSetting(storage.db, 'platform_console_token', () => randomBytes(24).toString('base64url'))
+        if (created) app.log.warn(`Generated the platform console token (X-Console-Token): ${value}`)
+        return value
+      })()
+  const users = new UserDirectory(config.authUsers, storage.db)
+  const tokens = new TokenService(secret, config.jwtExpireHours)
+  return {
+    config,
+    storage,
+    users,
+    tokens,
+    authenticator: new Authenticator(tokens, users),
+    loginThrottle: new LoginThrottle(),
+    metrics: createMetrics(),
+    consoleToken,
+    wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
+    log: app.log,
+    readiness: [{ name: 'database', check: () => storage.ping() }],
+  }
+}

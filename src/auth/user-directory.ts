@@ -1,0 +1,84 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Config, ConfiguredUser, Role } from '../config/config.js'
+import { nowSeconds, type Db } from '../storage/storage.js'
+
+/** A gateway user as the API shows it. */
+export interface AuthUser {
+  id: string
+  username: string
+  display_name: string
+  role: Role
+  avatar_url?: string
+  provider?: string
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+const DUMMY = digest('no such user')
+
+/**
+ * Users come from configuration (CLOUD_AUTH_USERS plus the built-in admin) or from the
+ * database (mini-program users). Lookups always read the current state, so a user removed
+ * from configuration loses access with the next request after the restart that removed it.
+ */
+export class UserDirectory {
+  private readonly configured: Map<string, { user: AuthUser; passwordDigest: Buffer }>
+
+  constructor(
+    users: Config['authUsers'],
+    private readonly db: Db,
+  ) {
+    this.configured = new Map(
+      Object.entries(users).map(([username, u]: [string, ConfiguredUser]) => [
+        username,
+        { user: { id: username, username, display_name: u.display_name, role: u.role }, passwordDigest: digest(u.password) },
+      ]),
+    )
+  }
+
+  /** Constant-time check: the same work whether the user exists or not. */
+  authenticate(username: string, password: string): AuthUser | null {
+    const entry = this.configured.get(username)
+    const same = timingSafeEqual(digest(password), entry?.passwordDigest ?? DUMMY)
+    return entry && same ? entry.user : null
+  }
+
+  async findById(id: string): Promise<AuthUser | null> {
+    const configured = this.configured.get(id)
+    if (configured) return configured.user
+    if (!id.startsWith('wechat_')) return null
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+    return row ? toAuthUser(row) : null
+  }
+
+  async upsertWechatUser(openid: string, profile: { nickName?: string; avatarUrl?: string }): Promise<AuthUser> {
+    const id = `wechat_${openid}`
+    const now = nowSeconds()
+    const display_name = profile.nickName ?? id
+    const avatar_url = profile.avatarUrl ?? ''
+    await this.db
+      .insertInto('users')
+      .values({ id, username: id, display_name, role: 'wechat', avatar_url, provider: 'wechat', created_at: now, updated_at: now })
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          // Keep the stored profile when a later login sends none.
+          display_name: profile.nickName ?? ((eb) => eb.ref('users.display_name')),
+          avatar_url: profile.avatarUrl ?? ((eb) => eb.ref('users.avatar_url')),
+          updated_at: now,
+        }),
+      )
+      .execute()
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    return toAuthUser(row)
+  }
+}
+
+function toAuthUser(row: { id: string; username: string; display_name: string; role: string; avatar_url: string | null; provider: string | null }): AuthUser {
+  return {
+    id: row.id,
+    username: row.username,
+    display_name: row.display_name,
+    role: row.role as Role,
+    avatar_url: row.avatar_url ?? '',
+    provider: row.provider ?? 'wechat',
+  }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { ConfigError } from '../config/config-error.js'
+import { serve } from '../server.js'
+
+const USAGE = `usage: fleetgate <command>
+
+commands:
+  serve                      run the server (npm start)
+  sim [options]              simulated pick-and-place machines and platform devices (npm run sim)
+  demo                       server on the embedded default plus simulated machines (npm run demo)
+  firmware keygen|sign|verify  make and check signed firmware images (npm run firmware)`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve':
+      await serve()
+      return -1
+    case 'sim': {
+      const { runSimCommand } = await import('./sim-command.js')
+      return runSimCommand(rest)
+    }
+    case 'demo': {
+      const { runDemoCommand } = await import('./demo-command.js')
+      return runDemoCommand(rest)
+    }
+    case 'firmware': {
+      const { runFirmwareCommand } = await import('./firmware-command.js')
+      return runFirmwareCommand(rest)
+    }
+    case undefined:
+    case '-h':
+    case '--help':
+      console.log(USAGE)
+      return command === undefined ? 2 : 0
+    default:
+      console.error(`fleetgate: unknown command ${command}\n${USAGE}`)
+      return 2
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // -1: a long-running command that exits on its own (signals).
+    if (code >= 0) process.exit(code)
+  },
+  (err) => {
+    if (err instanceof ConfigError) {
+      console.error(`fleetgate: invalid configuration: ${err.message}`)
+    } else {
+      console.error(`fleetgate: ${(err as Error).stack ?? err}`)
+    }
+    process.exit(1)
+  },
+)

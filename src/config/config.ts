@@ -1,0 +1,222 @@
+import { createPublicKey, type KeyObject } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { ConfigError } from './config-error.js'
+
+export const ROLES = ['admin', 'user', 'wechat'] as const
+export type Role = (typeof ROLES)[number]
+export const CONFIGURABLE_ROLES = ['admin', 'user'] as const
+
+export interface ConfiguredUser {
+  password: string
+  role: 'admin' | 'user'
+  display_name: string
+}
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite-memory' }
+  | { kind: 'postgres'; url: string; schema?: string }
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  database: DatabaseTarget
+  natsUrl: string | undefined
+  authUsers: Readonly<Record<string, ConfiguredUser>>
+  /** True while the built-in admin (admin/admin) is in use. */
+  defaultAdminInUse: boolean
+  jwtExpireHours: number
+  jwtSecret: string | undefined
+  deviceRequestTimeoutMs: number
+  deviceAliveSeconds: number
+  deviceEnrollToken: string | undefined
+  platformConsoleToken: string | undefined
+  platformOfflineSeconds: number
+  platformAutoRegister: boolean
+  platformRequireDeviceToken: boolean
+  commandAckTimeoutSeconds: number
+  commandMaxAttempts: number
+  commandTtlSeconds: number
+  wechat: { appid: string; secret: string; apiBase: string } | undefined
+  wechatApiBase: string
+  firmwareRootPublicKey: KeyObject | undefined
+  firmwareMaxBytes: number
+  telemetryRetentionDays: number
+  logRetentionDays: number
+  production: boolean
+}
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+const BUILT_IN_ADMIN: ConfiguredUser = { password: 'admin', role: 'admin', display_name: 'Administrator' }
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]
+  return value === undefined || value === '' ? undefined : value
+}
+
+function number(env: Env, name: string, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  const trimmed = raw.trim()
+  const value = /^[0-9]+(\.[0-9]+)?$/.test(trimmed) ? Number(trimmed) : NaN
+  if (!Number.isFinite(value)) throw new ConfigError(name, `expected a number, got ${JSON.stringify(raw)}`)
+  if (opts.integer && !Number.isInteger(value)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(raw)}`)
+  const min = opts.min ?? 0
+  if (value < min || (opts.max !== undefined && value > opts.max)) {
+    throw new ConfigError(name, `must be between ${min} and ${opts.max ?? 'any'}, got ${raw}`)
+  }
+  return value
+}
+
+function positive(env: Env, name: string, fallback: number, integer = true): number {
+  const value = number(env, name, fallback, { integer })
+  if (value <= 0) throw new ConfigError(name, `must be greater than 0, got ${env[name]}`)
+  return value
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  const v = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off'].includes(v)) return false
+  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(raw)}`)
+}
+
+function parseUsers(env: Env): Record<string, ConfiguredUser> {
+  const name = 'CLOUD_AUTH_USERS'
+  const raw = text(env, name)
+  const users: Record<string, ConfiguredUser> = Object.create(null)
+  if (raw !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw)
+    } catch {
+      throw new ConfigError(name, 'is not valid JSON')
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ConfigError(name, 'must be a JSON object keyed by username')
+    }
+    for (const [username, entry] of Object.entries(parsed)) {
+      if (!/^[A-Za-z0-9._@-]{1,128}$/.test(username) || username.startsWith('wechat_')) {
+        throw new ConfigError(name, `invalid username ${JSON.stringify(username)}`)
+      }
+      if (typeof entry !== 'object' || entry === null) throw new ConfigError(name, `user ${username}: expected an object`)
+      const { password, role, display_name } = entry as Record<string, unknown>
+      if (typeof password !== 'string' || password.length < 1 || password.length > 128) {
+        throw new ConfigError(name, `user ${username}: password must be a string of 1–128 characters`)
+      }
+      if (role !== 'admin' && role !== 'user') {
+        throw new ConfigError(name, `user ${username}: unknown role ${JSON.stringify(role)} (expected admin or user)`)
+      }
+      if (display_name !== undefined && typeof display_name !== 'string') {
+        throw new ConfigError(name, `user ${username}: display_name must be a string`)
+      }
+      users[username] = { password, role, display_name: display_name ?? username }
+    }
+  }
+  if (!users.admin) users.admin = BUILT_IN_ADMIN
+  return users
+}
+
+function parseDatabase(env: Env, dataDir: string): DatabaseTarget {
+  const raw = text(env, 'DATABASE_URL')
+  if (raw === undefined) return { kind: 'sqlite', path: path.join(dataDir, 'fleetgate.db') }
+  if (raw === 'sqlite::memory:' || raw === 'sqlite://:memory:') return { kind: 'sqlite-memory' }
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '')
+    if (!file) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path')
+    return { kind: 'sqlite', path: file }
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw)
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL')
+    }
+    return { kind: 'postgres', url: raw }
+  }
+  throw new ConfigError('DATABASE_URL', 'expected sqlite:<path>, sqlite::memory: or postgres://…')
+}
+
+function parseRootKey(env: Env): KeyObject | undefined {
+  const name = 'FIRMWARE_ROOT_PUBKEY'
+  const raw = text(env, name)
+  if (raw === undefined) return undefined
+  let pem = raw
+  if (!raw.trimStart().startsWith('-----BEGIN')) {
+    try {
+      pem = readFileSync(raw, 'utf8')
+    } catch (err) {
+      throw new ConfigError(name, `cannot read key file ${raw}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`)
+    }
+  }
+  let key: KeyObject
+  try {
+    key = createPublicKey(pem)
+  } catch {
+    throw new ConfigError(name, 'is not a PEM public key')
+  }
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+    throw new ConfigError(name, 'must be an ECDSA P-256 public key')
+  }
+  return key
+}
+
+function optionalToken(env: Env, name: string, minLength: number): string | undefined {
+  const value = text(env, name)
+  if (value !== undefined && value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`)
+  return value
+}
+
+/** Parses and validates the environment. Pure: reads only the firmware key file, creates nothing. */
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = text(env, 'DATA_DIR') ?? './data'
+  const authUsers = parseUsers(env)
+  const production = env.NODE_ENV === 'production'
+  const admin = authUsers.admin
+  const defaultAdminInUse = admin?.role === 'admin' && admin.password === 'admin'
+  if (production && defaultAdminInUse) {
+    throw new ConfigError('CLOUD_AUTH_USERS', 'NODE_ENV=production refuses the default password of user admin; set another one')
+  }
+  const appid = text(env, 'WECHAT_APPID')
+  const secret = text(env, 'WECHAT_SECRET')
+  const wechatApiBase = (text(env, 'WECHAT_API_BASE') ?? 'https://api.weixin.qq.com').replace(/\/+$/, '')
+  try {
+    new URL(wechatApiBase)
+  } catch {
+    throw new ConfigError('WECHAT_API_BASE', 'is not a valid URL')
+  }
+  const config: Config = {
+    port: number(env, 'PORT', 8080, { integer: true, max: 65535 }),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    dataDir,
+    database: parseDatabase(env, dataDir),
+    natsUrl: text(env, 'NATS_URL'),
+    authUsers: Object.freeze(authUsers),
+    defaultAdminInUse,
+    jwtExpireHours: positive(env, 'CLOUD_JWT_EXPIRE_HOURS', 72, false),
+    jwtSecret: optionalToken(env, 'CLOUD_JWT_SECRET', 16),
+    deviceRequestTimeoutMs: positive(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000),
+    deviceAliveSeconds: positive(env, 'DEVICE_ALIVE_SECONDS', 60, false),
+    deviceEnrollToken: text(env, 'DEVICE_ENROLL_TOKEN'),
+    platformConsoleToken: optionalToken(env, 'PLATFORM_CONSOLE_TOKEN', 8),
+    platformOfflineSeconds: positive(env, 'PLATFORM_OFFLINE_SECONDS', 60, false),
+    platformAutoRegister: bool(env, 'PLATFORM_AUTO_REGISTER', false),
+    platformRequireDeviceToken: bool(env, 'PLATFORM_REQUIRE_DEVICE_TOKEN', false),
+    commandAckTimeoutSeconds: positive(env, 'COMMAND_ACK_TIMEOUT_SECONDS', 60, false),
+    commandMaxAttempts: positive(env, 'COMMAND_MAX_ATTEMPTS', 5),
+    commandTtlSeconds: positive(env, 'COMMAND_TTL_SECONDS', 86_400, false),
+    wechat: appid && secret ? { appid, secret, apiBase: wechatApiBase } : undefined,
+    wechatApiBase,
+    firmwareRootPublicKey: parseRootKey(env),
+    firmwareMaxBytes: positive(env, 'FIRMWARE_MAX_BYTES', 16_777_216),
+    telemetryRetentionDays: positive(env, 'TELEMETRY_RETENTION_DAYS', 30, false),
+    logRetentionDays: positive(env, 'LOG_RETENTION_DAYS', 30, false),
+    production,
+  }
+  return Object.freeze(config)
+}

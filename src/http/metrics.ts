@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** One Prometheus registry per app, so every capability adds its own gauges to it. */
+export interface Metrics {
+  registry: Registry
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'fleetgate_' })
+  return { registry }
+}
+
+export function installRequestMetrics(app: FastifyInstance, { registry }: Metrics): void {
+  const requests = new Counter({
+    name: 'fleetgate_http_requests_total',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
+  })
+  const duration = new Histogram({
+    name: 'fleetgate_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids would explode the label set.
+    const route = request.routeOptions.url ?? 'unmatched'
+    requests.inc({ method: request.method, route, status_code: reply.statusCode })
+    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  })
+}

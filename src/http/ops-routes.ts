@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify'
+import { errorBody } from '../errors.js'
+import type { Metrics } from './metrics.js'
+
+export interface ReadinessCheck {
+  name: string
+  check(): Promise<void>
+}
+
+/** /healthz, /readyz and /metrics: no credentials (contract §1). */
+export async function opsRoutes(app: FastifyInstance, { metrics, readiness }: { metrics: Metrics; readiness: ReadinessCheck[] }) {
+  const tags = ['ops']
+  app.get('/healthz', { schema: { tags } }, async () => ({ success: true, status: 'ok' }))
+
+  app.get('/readyz', { schema: { tags } }, async (_request, reply) => {
+    const failed: string[] = []
+    await Promise.all(
+      readiness.map(async (r) => {
+        try {
+          await withTimeout(r.check(), 2000)
+        } catch {
+          failed.push(r.name)
+        }
+      }),
+    )
+    if (failed.length > 0) return reply.status(503).send(errorBody('not_configured', `Not ready: ${failed.join(', ')} unreachable`, { failed }))
+    return { success: true, status: 'ready' }
+  })
+
+  app.get('/metrics', { schema: { tags } }, async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType)
+    return metrics.registry.metrics()
+  })
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}

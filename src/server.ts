@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.js'
+import { ConfigError } from './config/config-error.js'
+import { loadConfig, type Config, type Env } from './config/config.js'
+import { loadDotEnv } from './config/dot-env.js'
+import { openStorage, type Storage } from './storage/storage.js'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** Opens the database named by the configuration, or throws a ConfigError naming DATABASE_URL. */
+export async function openConfiguredStorage(config: Config): Promise<Storage> {
+  let storage: Storage | undefined
+  try {
+    storage = await openStorage(config.database)
+    await storage.ping()
+    await storage.migrate()
+    return storage
+  } catch (err) {
+    await storage?.close().catch(() => {})
+    const reason = (err as Error).message || String(err)
+    throw new ConfigError('DATABASE_URL', `database unreachable or unusable: ${reason.split('\n')[0]}`)
+  }
+}
+
+/** `fleetgate serve`: load config → open storage → build app → listen → close gracefully. */
+export async function serve(env: Env = process.env): Promise<FastifyInstance> {
+  loadDotEnv(env)
+  const config = loadConfig(env)
+  const storage = await openConfiguredStorage(config)
+  const app = await buildApp(config, { storage, logger: { level: env.LOG_LEVEL ?? 'info' } })
+  if (config.defaultAdminInUse) {
+    app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
+  }
+  await app.listen({ port: config.port, host: config.host })
+  installSignalHandlers(app)
+  return app
+}
+
+function installSignalHandlers(app: FastifyInstance): void {
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const force = setTimeout(() => {
+      app.log.error('graceful shutdown took too long; exiting')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS)
+    force.unref()
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'error while closing')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+}

@@ -1,0 +1,18 @@
+import type { Migration } from 'kysely'
+import type { MigrationContext, MigrationFactory } from './migration-context.js'
+import { foundation } from './0001-foundation.js'
+import { gateway } from './0002-gateway.js'
+import { firmware } from './0003-firmware.js'
+import { platform } from './0004-platform.js'
+
+/** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
+const FACTORIES: Record<string, MigrationFactory> = {
+  '0001-foundation': foundation,
+  '0002-gateway': gateway,
+  '0003-firmware': firmware,
+  '0004-platform': platform,
+}
+
+export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
+  return Object.fromEntries(Object.entries(FACTORIES).map(([name, make]) => [name, make(ctx)]))
+}

@@ -1,0 +1,16 @@
+import type { Kysely, Migration } from 'kysely'
+import type { Dialect } from '../storage.js'
+
+/** What a migration may know of the engine: capability-like column types, never `if pg` in queries. */
+export interface MigrationContext {
+  dialect: Dialect
+  /** Auto-increment integer primary key column type. */
+  autoIdType: 'integer' | 'bigserial'
+  /** Binary column type. */
+  blobType: 'blob' | 'bytea'
+}
+
+export type MigrationFactory = (ctx: MigrationContext) => Migration
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDb = Kysely<any>

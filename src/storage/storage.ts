@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider, type Transaction } from 'kysely'
+import pg from 'pg'
+import type { DatabaseTarget } from '../config/config.js'
+import type { Database } from './database.js'
+import { migrationsFor } from './migrations/index.js'
+import type { MigrationContext } from './migrations/migration-context.js'
+
+export type Dialect = 'sqlite' | 'postgres'
+export type Db = Kysely<Database>
+export type Tx = Transaction<Database>
+
+/**
+ * The one storage seam. Only this file knows the drivers; everything else writes Kysely
+ * queries that run on both engines.
+ */
+export interface Storage {
+  readonly db: Db
+  readonly dialect: Dialect
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>
+  migrate(): Promise<void>
+  close(): Promise<void>
+}
+
+export class StorageError extends Error {}
+
+function openSqlite(file: string | ':memory:'): Kysely<Database> {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  const sqlite = new SqliteDatabase(file)
+  // WAL + NORMAL: a committed transaction survives a process crash (SIGKILL); only an OS
+  // crash or power loss may lose the last ones.
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+}
+
+function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+  // int8 (COUNT, bigint ids, ms timestamps) as JS numbers: every value we store fits in 2^53.
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    types: types as pg.CustomTypesConfig,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  })
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
+  })
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+}
+
+export async function openStorage(target: DatabaseTarget): Promise<Storage> {
+  const dialect: Dialect = target.kind === 'postgres' ? 'postgres' : 'sqlite'
+  let db: Kysely<Database>
+  if (target.kind === 'postgres') {
+    if (target.schema) await createSchema(target.url, target.schema)
+    db = openPostgres(target.url, target.schema)
+  } else {
+    db = openSqlite(target.kind === 'sqlite' ? target.path : ':memory:')
+  }
+  const ctx: MigrationContext = {
+    dialect,
+    autoIdType: dialect === 'postgres' ? 'bigserial' : 'integer',
+    blobType: dialect === 'postgres' ? 'bytea' : 'blob',
+  }
+  const storage: Storage = {
+    db,
+    dialect,
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async migrate() {
+      const provider: MigrationProvider = { getMigrations: async () => migrationsFor(ctx) }
+      // Kysely finds its bookkeeping tables by introspecting every schema: name ours explicitly.
+      const schema = target.kind === 'postgres' ? target.schema : undefined
+      const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
+      const { error, results } = await migrator.migrateToLatest()
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error')?.migrationName
+        throw new StorageError(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`)
+      }
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+  return storage
+}
+
+async function createSchema(url: string, schema: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StorageError(`invalid schema name ${schema}`)
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  await client.connect()
+  try {
+    await client.query(`create schema if not exists ${schema}`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Drops a schema made for tests (PostgreSQL only). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StorageError(`invalid schema name ${schema}`)
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  await client.connect()
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Seconds since epoch, fractional (gateway timestamps). */
+export const nowSeconds = () => Date.now() / 1000

@@ -1,0 +1,29 @@
+import type { Generated } from 'kysely'
+
+/** Settings (generated secrets), database users (mini-program) and the audit log. */
+export interface FoundationTables {
+  settings: { key: string; value: string }
+  users: {
+    id: string
+    username: string
+    display_name: string
+    role: string
+    avatar_url: string | null
+    provider: string | null
+    /** Seconds since epoch, fractional. */
+    created_at: number
+    updated_at: number
+  }
+  audit_log: {
+    id: Generated<number>
+    /** Seconds since epoch, fractional. */
+    at: number
+    actor: string
+    action: string
+    release_id: string | null
+    device_id: string | null
+    outcome: string
+    /** JSON text. */
+    detail: string
+  }
+}

@@ -1,0 +1,3 @@
+/** Tables owned by the gateway capability. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface GatewayTables {}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig, type Config, type Env } from '../../src/config/config.js'
+import { openStorage, type Dialect, type Storage } from '../../src/storage/storage.js'
+import { testDatabase, type TestDatabase } from './dialects.js'
+
+export interface TestApp {
+  app: FastifyInstance
+  config: Config
+  database: TestDatabase
+  storage: Storage
+  /** Closes the app and drops its database. */
+  close(): Promise<void>
+}
+
+export const TEST_USERS = {
+  alice: { password: 'alice-password', role: 'user', display_name: 'Alice' },
+  bob: { password: 'bob-password', role: 'user', display_name: 'Bob' },
+  root: { password: 'root-password', role: 'admin', display_name: 'Root' },
+}
+
+/** A whole server on a fresh database of the given engine, built the way `serve` builds it. */
+export async function startTestApp(
+  dialect: Dialect,
+  env: Env = {},
+  options: { wechatTimeoutMs?: number; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const config = loadConfig({
+    CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS),
+    PLATFORM_CONSOLE_TOKEN: 'test-console-token',
+    ...env,
+  })
+  const database = options.database ?? testDatabase(dialect)
+  const storage = await openStorage(database.target)
+  await storage.migrate()
+  const app = await buildApp({ ...config, database: database.target }, { storage, wechatTimeoutMs: options.wechatTimeoutMs })
+  await app.ready()
+  return {
+    app,
+    config,
+    database,
+    storage,
+    async close() {
+      await app.close()
+      if (!options.database) await database.cleanup()
+    },
+  }
+}
+
+/** Logs in through the API and returns the bearer header value. */
+export async function loginAs(app: FastifyInstance, username: string, password?: string): Promise<string> {
+  const pw = password ?? (TEST_USERS as Record<string, { password: string }>)[username]?.password ?? 'admin'
+  const res = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username, password: pw } })
+  if (res.statusCode !== 200) throw new Error(`login ${username} failed: ${res.statusCode} ${res.body}`)
+  return `Bearer ${res.json().token}`
+}

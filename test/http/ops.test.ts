@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DIALECTS } from '../helpers/dialects.js'
+import { startTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await startTestApp(dialect)
+  })
+  afterAll(() => t.close())
+
+  it('answers /healthz and /readyz without credentials', async () => {
+    expect((await t.app.inject('/healthz')).statusCode).toBe(200)
+    const ready = await t.app.inject('/readyz')
+    expect(ready.statusCode).toBe(200)
+    expect(ready.json()).toMatchObject({ success: true })
+  })
+
+  it('serves Prometheus text with request counts by route pattern', async () => {
+    await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'admin' } })
+    const res = await t.app.inject('/metrics')
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/plain/)
+    expect(res.body).toMatch(/fleetgate_http_requests_total\{method="POST",route="\/api\/v1\/auth\/login",status_code="200"\} \d+/)
+    expect(res.body).toContain('# TYPE fleetgate_http_request_duration_seconds histogram')
+  })
+
+  it('publishes an OpenAPI 3 document listing the auth endpoints with their bodies', async () => {
+    const res = await t.app.inject('/openapi.json')
+    expect(res.statusCode).toBe(200)
+    const doc = res.json()
+    expect(doc.openapi).toMatch(/^3\./)
+    expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['username', 'password'])
+    expect(doc.paths['/api/v1/auth/wechat-login']).toBeDefined()
+    expect(doc.paths['/healthz']).toBeDefined()
+  })
+
+  it('renders /docs as an HTML page, possibly after a redirect', async () => {
+    let res = await t.app.inject('/docs')
+    if (res.statusCode >= 300 && res.statusCode < 400) res = await t.app.inject(res.headers.location as string)
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/text\/html/)
+    expect(res.body).toMatch(/swagger/i)
+  })
+
+  it('answers /readyz 503 once the database is gone', async () => {
+    const other = await startTestApp(dialect)
+    await other.storage.close()
+    const res = await other.app.inject('/readyz')
+    expect(res.statusCode).toBe(503)
+    expect(res.json().success).toBe(false)
+    await other.app.close().catch(() => {})
+    await other.database.cleanup()
+  })
+})
