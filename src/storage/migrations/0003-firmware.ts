@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { AnyDb, MigrationFactory } from './migration-context.js'
 
 export const firmware: MigrationFactory = (ctx) => ({
@@ -19,6 +20,14 @@ export const firmware: MigrationFactory = (ctx) => ({
       .addColumn('created_by', 'varchar(128)', (c) => c.notNull())
       .addColumn('activated_at', 'double precision')
       .execute()
-    await db.schema.createIndex('firmware_releases_state').on('firmware_releases').column('state').execute()
+    await db.schema.createIndex('firmware_releases_created').on('firmware_releases').columns(['created_at', 'release_id']).execute()
+    // At most one active release, whatever two admins do at once.
+    await db.schema
+      .createIndex('firmware_releases_one_active')
+      .on('firmware_releases')
+      .column('state')
+      .unique()
+      .where(sql.ref('state'), '=', 'active')
+      .execute()
   },
 })
