@@ -1,0 +1,333 @@
+import { EventEmitter } from 'node:events'
+import { hostname as osHostname } from 'node:os'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import WebSocket, { type ClientOptions, type RawData } from 'ws'
+import { Backoff, type BackoffOptions } from './backoff.js'
+import { deviceLinkUrl } from './device-link-url.js'
+import {
+  FrameError,
+  MAX_FRAME_BYTES,
+  parseGatewayFrame,
+  RegisterFrame,
+  type DeviceFrame,
+  type RegisteredFrame,
+  type RequestFrame,
+} from './frames.js'
+import type { RouteTable } from './route-table.js'
+import { TaskQueue } from './task-queue.js'
+
+/** Close codes the gateway uses that mean "do not come back" (contract §4). */
+export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const
+export type FatalReason = (typeof FATAL_CLOSE_CODES)[keyof typeof FATAL_CLOSE_CODES]
+
+export type StatusProvider = () => Record<string, unknown> | Promise<Record<string, unknown>>
+export type AgentLog = (level: 'info' | 'warn' | 'error', message: string) => void
+
+export interface DeviceAgentOptions {
+  /** Gateway base URL, http(s) or ws(s); `/api/v1/device-link` is appended. */
+  url: string
+  deviceId: string
+  /** 16–256 characters; the gateway trusts the first key it sees for an id. */
+  key: string
+  /** Default: the operating system's host name. */
+  hostname?: string
+  /** Software version reported at registration. */
+  version: string
+  /** Reported address; when absent the gateway records the socket's remote address. */
+  ip?: string
+  /** Needed for a first registration when the gateway sets DEVICE_ENROLL_TOKEN. */
+  enrollToken?: string
+  /** Handlers for forwarded requests. */
+  routes: RouteTable
+  /** Called for each heartbeat; its object becomes the gateway's `last_status`. Default `{}`. */
+  status?: StatusProvider
+  /** Seconds between heartbeats, > 0 and < 20 (the gateway's limit). Default 15. */
+  heartbeatSeconds?: number
+  /** Handlers running at once; further requests wait in order. Default 16 (the gateway allows 64 in flight). */
+  maxConcurrentRequests?: number
+  /** Reconnect back-off: base 500 ms, cap 30 s, full jitter. */
+  backoff?: BackoffOptions
+  /** Time to wait for `registered` after the socket opens before trying again. Default 10 s. */
+  registerTimeoutMs?: number
+  log?: AgentLog
+  /** Extra `ws` client options (TLS settings, headers, agent). */
+  socketOptions?: ClientOptions
+}
+
+export interface DisconnectInfo {
+  code: number
+  reason: string
+  /** Delay before the next attempt; null when the agent will not reconnect. */
+  reconnectInMs: number | null
+}
+
+export type StopReason = 'closed' | FatalReason
+
+export interface DeviceAgentEvents {
+  registered: [frame: RegisteredFrame]
+  disconnected: [info: DisconnectInfo]
+  error: [error: DeviceAgentError]
+  request: [frame: RequestFrame]
+  stopped: [info: { reason: StopReason }]
+}
+
+/** A fatal link failure: the gateway refused the key or enroll token (4401), or another connection replaced this one (4409). */
+export class DeviceAgentError extends Error {
+  constructor(
+    readonly reason: FatalReason,
+    readonly closeCode: number,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'DeviceAgentError'
+  }
+}
+
+export type AgentState = 'idle' | 'connecting' | 'registering' | 'registered' | 'waiting' | 'stopping' | 'stopped'
+
+const checkRegister = TypeCompiler.Compile(RegisterFrame)
+// Gateway frames may exceed the device frame limit by their envelope (contract §2).
+const MAX_INCOMING_BYTES = MAX_FRAME_BYTES + 1024 * 1024
+
+/**
+ * Keeps a pick-and-place machine linked to the fleetgate gateway: registers, sends heartbeats,
+ * answers forwarded requests through a route table and reconnects with back-off.
+ *
+ * @example
+ * const routes = new RouteTable().get('/hardware/position', () => ok({ x: 0, y: 0, z: 0, r: 0 }))
+ * const agent = new DeviceAgent({ url: 'https://gw.example.com', deviceId: 'pnp-01', key, version: '2.3.1', routes })
+ * agent.on('error', (err) => console.error(err.message))
+ * agent.start()
+ */
+export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
+  readonly deviceId: string
+  readonly url: string
+  private readonly registerFrame: RegisterFrame
+  private readonly routes: RouteTable
+  private readonly statusProvider: StatusProvider
+  private readonly heartbeatMs: number
+  private readonly registerTimeoutMs: number
+  private readonly backoff: Backoff
+  private readonly queue: TaskQueue
+  private readonly log: AgentLog
+  private readonly socketOptions: ClientOptions
+  private socket: WebSocket | undefined
+  private heartbeatTimer: NodeJS.Timeout | undefined
+  private registerTimer: NodeJS.Timeout | undefined
+  private reconnectTimer: NodeJS.Timeout | undefined
+  private currentState: AgentState = 'idle'
+
+  constructor(options: DeviceAgentOptions) {
+    super()
+    this.url = deviceLinkUrl(options.url)
+    this.deviceId = options.deviceId
+    const frame: RegisterFrame = {
+      type: 'register',
+      device_id: options.deviceId,
+      key: options.key,
+      hostname: options.hostname ?? osHostname(),
+      version: options.version,
+      ...(options.ip !== undefined && { ip: options.ip }),
+      ...(options.enrollToken !== undefined && { enroll_token: options.enrollToken }),
+    }
+    if (!checkRegister.Check(frame)) {
+      const first = checkRegister.Errors(frame).First()
+      throw new TypeError(`invalid device agent options: ${first?.path.slice(1)}: ${first?.message}`)
+    }
+    this.registerFrame = frame
+    const heartbeatSeconds = options.heartbeatSeconds ?? 15
+    if (!(heartbeatSeconds > 0 && heartbeatSeconds < 20)) throw new RangeError('heartbeatSeconds must be > 0 and < 20')
+    this.heartbeatMs = heartbeatSeconds * 1000
+    this.registerTimeoutMs = options.registerTimeoutMs ?? 10_000
+    this.routes = options.routes
+    this.statusProvider = options.status ?? (() => ({}))
+    this.backoff = new Backoff(options.backoff)
+    this.queue = new TaskQueue(options.maxConcurrentRequests ?? 16)
+    this.log = options.log ?? (() => undefined)
+    this.socketOptions = options.socketOptions ?? {}
+  }
+
+  get state(): AgentState {
+    return this.currentState
+  }
+
+  /** Starts connecting; the agent then keeps the link up until `close()` or a fatal close code. */
+  start(): this {
+    if (this.currentState !== 'idle') throw new Error(`device agent already ${this.currentState}`)
+    this.connect()
+    return this
+  }
+
+  /** Closes the link (code 1000) and stops every timer; pending handlers' answers are dropped. */
+  async close(): Promise<void> {
+    if (this.currentState === 'stopped' || this.currentState === 'stopping') return
+    this.currentState = 'stopping'
+    this.clearTimers()
+    clearTimeout(this.reconnectTimer)
+    this.queue.clear()
+    const ws = this.socket
+    this.socket = undefined
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      await new Promise<void>((resolve) => {
+        ws.once('close', () => resolve())
+        const force = setTimeout(() => ws.terminate(), 2000)
+        force.unref()
+        ws.close(1000, 'agent closing')
+      })
+    }
+    this.stop('closed')
+  }
+
+  private connect(): void {
+    this.currentState = 'connecting'
+    const ws = new WebSocket(this.url, { handshakeTimeout: 10_000, maxPayload: MAX_INCOMING_BYTES, ...this.socketOptions })
+    this.socket = ws
+    ws.on('open', () => {
+      if (ws !== this.socket) return
+      this.currentState = 'registering'
+      this.send(ws, this.registerFrame)
+      this.registerTimer = setTimeout(() => {
+        this.log('warn', `no registered frame within ${this.registerTimeoutMs} ms; reconnecting`)
+        ws.terminate()
+      }, this.registerTimeoutMs)
+    })
+    ws.on('message', (data, isBinary) => {
+      if (ws === this.socket) this.onMessage(ws, data, isBinary)
+    })
+    ws.on('error', (err) => this.log('warn', `device link error: ${err.message}`))
+    ws.on('close', (code, reason) => {
+      if (ws === this.socket) this.onClose(code, reason.toString())
+    })
+  }
+
+  private onMessage(ws: WebSocket, data: RawData, isBinary: boolean): void {
+    if (isBinary) return this.log('warn', 'ignored a binary frame')
+    const text = rawToString(data)
+    let frame
+    try {
+      frame = parseGatewayFrame(text)
+    } catch (err) {
+      this.log('warn', `ignored a frame: ${(err as Error).message}`)
+      if (err instanceof FrameError && err.frameType === 'request') this.answerMalformedRequest(ws, text, err)
+      return
+    }
+    if (frame.type === 'registered') {
+      if (this.currentState !== 'registering') return this.log('warn', 'ignored an unexpected registered frame')
+      clearTimeout(this.registerTimer)
+      this.currentState = 'registered'
+      this.backoff.reset()
+      this.startHeartbeat(ws)
+      this.emit('registered', frame)
+      return
+    }
+    this.emit('request', frame)
+    this.queue.push(() => this.serve(ws, frame))
+  }
+
+  private async serve(ws: WebSocket, frame: RequestFrame): Promise<void> {
+    // A request queued on a link that has since closed was already failed by the gateway.
+    if (ws !== this.socket || ws.readyState !== WebSocket.OPEN) return
+    const { method, path, query, body, user } = frame
+    const result = await this.routes.dispatch({ method, path, query, body, user })
+    this.respond(ws, frame.id, result.status, result.data)
+  }
+
+  private respond(ws: WebSocket, id: string, status: number, data: unknown): void {
+    let text: string
+    try {
+      text = JSON.stringify({ type: 'response', id, status, data: data ?? null } satisfies DeviceFrame)
+    } catch (err) {
+      text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'internal', message: `unserializable answer: ${(err as Error).message}` } })
+    }
+    if (Buffer.byteLength(text) > MAX_FRAME_BYTES) {
+      text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'response_too_large', message: 'answer exceeds the 16 MiB frame limit' } })
+    }
+    this.sendText(ws, text)
+  }
+
+  /** A request with a usable id but a bad shape gets a 400 instead of leaving the gateway to time out. */
+  private answerMalformedRequest(ws: WebSocket, text: string, err: FrameError): void {
+    const id = (JSON.parse(text) as { id?: unknown }).id
+    if (typeof id === 'string' && id.length > 0) this.respond(ws, id, 400, { error: 'bad_request', message: err.message })
+  }
+
+  private startHeartbeat(ws: WebSocket): void {
+    let sending = false
+    const beat = async () => {
+      if (sending) return
+      sending = true
+      try {
+        this.send(ws, { type: 'heartbeat', status: await this.readStatus() })
+      } finally {
+        sending = false
+      }
+    }
+    void beat()
+    this.heartbeatTimer = setInterval(() => void beat(), this.heartbeatMs)
+  }
+
+  private async readStatus(): Promise<Record<string, unknown>> {
+    try {
+      const status = await this.statusProvider()
+      return typeof status === 'object' && status !== null ? status : { status }
+    } catch (err) {
+      this.log('warn', `status provider failed: ${(err as Error).message}`)
+      return { error: 'status_unavailable' }
+    }
+  }
+
+  private onClose(code: number, reason: string): void {
+    this.socket = undefined
+    this.clearTimers()
+    this.queue.clear()
+    const fatal = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
+    if (fatal) {
+      this.emit('disconnected', { code, reason, reconnectInMs: null })
+      const message =
+        fatal === 'unauthorized'
+          ? `gateway refused device ${this.deviceId}: wrong key or enroll token (close ${code})`
+          : `device ${this.deviceId} was linked from another connection (close ${code})`
+      this.log('error', message)
+      this.emitError(new DeviceAgentError(fatal, code, message))
+      this.stop(fatal)
+      return
+    }
+    const delay = this.backoff.next()
+    this.currentState = 'waiting'
+    this.log('info', `device link closed (${code}${reason ? ` ${reason}` : ''}); reconnecting in ${delay} ms`)
+    this.emit('disconnected', { code, reason, reconnectInMs: delay })
+    this.reconnectTimer = setTimeout(() => this.connect(), delay)
+  }
+
+  private emitError(error: DeviceAgentError): void {
+    // An 'error' event without listeners would throw inside the socket's close handler.
+    if (this.listenerCount('error') > 0) this.emit('error', error)
+  }
+
+  private stop(reason: StopReason): void {
+    this.currentState = 'stopped'
+    this.emit('stopped', { reason })
+  }
+
+  private clearTimers(): void {
+    clearInterval(this.heartbeatTimer)
+    clearTimeout(this.registerTimer)
+  }
+
+  private send(ws: WebSocket, frame: DeviceFrame): void {
+    this.sendText(ws, JSON.stringify(frame))
+  }
+
+  private sendText(ws: WebSocket, text: string): void {
+    if (ws.readyState !== WebSocket.OPEN) return
+    ws.send(text, (err) => {
+      if (err) this.log('warn', `send failed: ${err.message}`)
+    })
+  }
+}
+
+function rawToString(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8')
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
+  return Buffer.from(data).toString('utf8')
+}

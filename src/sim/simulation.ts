@@ -1,0 +1,119 @@
+import { isIdentifier } from '../http/ids.js'
+import { DeviceAgent } from '../sdk/device-agent.js'
+import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
+import type { Operator } from './machine/operator-auth.js'
+import { PlatformDevice, type PlatformDeviceIntervals, type SimLog } from './platform-device.js'
+import { SimKeys } from './sim-keys.js'
+
+export const SIM_MACHINE_VERSION = '2.3.1-sim'
+
+export interface SimulationOptions {
+  /** Server base URL (http or ws). */
+  url: string
+  /** Pick-and-place machines to run. Default 3. */
+  devices?: number
+  /** Machine ids are `<prefix>01`, `<prefix>02`, … Default `pnp-`. */
+  prefix?: string
+  /** Accounts each machine accepts at `POST /auth/login`. Default operator:operator. */
+  operators?: readonly Operator[]
+  /** Platform (HTTP-polling) devices to run. Default 0. */
+  platform?: number
+  /** Platform device ids are `<platformPrefix>01`, … Default `<prefix>iot-`. */
+  platformPrefix?: string
+  /** Lets platform devices add themselves (`X-Console-Token`). */
+  consoleToken?: string
+  /** Sent at first registration when the gateway sets DEVICE_ENROLL_TOKEN. */
+  enrollToken?: string
+  /** Where keys and tokens are kept between runs; null keeps them in memory. Default `.sim-keys.json`. */
+  keysFile?: string | null
+  heartbeatSeconds?: number
+  machine?: Omit<MachineOptions, 'deviceId' | 'operators'>
+  platformIntervals?: PlatformDeviceIntervals
+  log?: SimLog
+}
+
+export interface SimulatedMachine {
+  deviceId: string
+  machine: PickAndPlaceMachine
+  agent: DeviceAgent
+}
+
+export interface Simulation {
+  machines: SimulatedMachine[]
+  platformDevices: PlatformDevice[]
+  /** Resolves once every machine has registered with the gateway at least once. */
+  registered(): Promise<void>
+  stop(): Promise<void>
+}
+
+const numberedIds = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`)
+
+/** Starts simulated machines (linked over the device link) and platform devices; they keep retrying until stopped. */
+export async function startSimulation(options: SimulationOptions): Promise<Simulation> {
+  const prefix = options.prefix ?? 'pnp-'
+  const log = options.log ?? (() => undefined)
+  const machineIds = numberedIds(prefix, options.devices ?? 3)
+  const platformIds = numberedIds(options.platformPrefix ?? `${prefix}iot-`, options.platform ?? 0)
+  const badId = [...machineIds, ...platformIds].find((id) => !isIdentifier(id))
+  if (badId) throw new Error(`"${badId}" is not a valid device id (1–64 of A–Z a–z 0–9 . _ : -)`)
+
+  const keys = await SimKeys.open(options.keysFile === undefined ? '.sim-keys.json' : options.keysFile)
+  const firstRegistrations: Promise<void>[] = []
+  const machines = machineIds.map((deviceId) => {
+    const machine = new PickAndPlaceMachine({ firmwareVersion: SIM_MACHINE_VERSION, ...options.machine, deviceId, operators: options.operators })
+    const agent = new DeviceAgent({
+      url: options.url,
+      deviceId,
+      key: keys.machineKey(deviceId),
+      hostname: deviceId,
+      version: SIM_MACHINE_VERSION,
+      enrollToken: options.enrollToken,
+      routes: machine.routes,
+      status: () => machine.status(),
+      heartbeatSeconds: options.heartbeatSeconds,
+      log: (level, message) => log(level, `${deviceId}: ${message}`),
+    })
+    agent.on('registered', () => log('info', `${deviceId}: registered`))
+    agent.on('error', (err) => log('error', `${deviceId}: ${err.message}`))
+    firstRegistrations.push(
+      new Promise((resolve, reject) => {
+        agent.once('registered', () => resolve())
+        agent.once('stopped', ({ reason }) => reject(new Error(`${deviceId} stopped before registering (${reason})`)))
+      }),
+    )
+    return { deviceId, machine, agent }
+  })
+  // Unobserved rejections must not crash the process when nobody awaits registered().
+  for (const p of firstRegistrations) p.catch(() => undefined)
+
+  const platformDevices = platformIds.map(
+    (deviceId) =>
+      new PlatformDevice({
+        baseUrl: options.url.replace(/^ws(s?):/, 'http$1:'),
+        deviceId,
+        consoleToken: options.consoleToken,
+        deviceToken: keys.platformToken(deviceId),
+        onDeviceToken: (token) => {
+          keys.setPlatformToken(deviceId, token)
+          keys.save().catch((err: Error) => log('warn', `could not save keys: ${err.message}`))
+        },
+        intervals: options.platformIntervals,
+        log,
+      }),
+  )
+
+  await keys.save()
+  for (const { agent } of machines) agent.start()
+  for (const device of platformDevices) device.start()
+
+  return {
+    machines,
+    platformDevices,
+    registered: () => Promise.all(firstRegistrations).then(() => undefined),
+    async stop() {
+      await Promise.all([...machines.map((m) => m.agent.close()), ...platformDevices.map((d) => d.stop())])
+      await keys.save()
+    },
+  }
+}

@@ -1,0 +1,228 @@
+import { once } from 'node:events'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DeviceAgent, DeviceAgentError, type DeviceAgentOptions, type DisconnectInfo } from '../../src/sdk/device-agent.js'
+import { ok, RouteTable } from '../../src/sdk/route-table.js'
+import { FakeGateway } from './fake-gateway.js'
+
+const KEY = 'device-secret-0123456789'
+
+/** Unlike events.once, does not reject when the agent emits 'error' first. */
+const nextEvent = <T>(emitter: DeviceAgent, name: 'stopped' | 'disconnected') =>
+  new Promise<T>((resolve) => emitter.once(name, (value: unknown) => resolve(value as T)))
+
+describe('device agent', () => {
+  let gateway: FakeGateway
+  let agent: DeviceAgent | undefined
+
+  beforeEach(async () => {
+    gateway = await FakeGateway.start()
+  })
+  afterEach(async () => {
+    await agent?.close()
+    agent = undefined
+    await gateway.close()
+  })
+
+  const startAgent = (options: Partial<DeviceAgentOptions> = {}) => {
+    agent = new DeviceAgent({ url: gateway.url, deviceId: 'pnp-01', key: KEY, hostname: 'pnp-01', version: '2.3.1', routes: new RouteTable(), ...options })
+    return agent.start()
+  }
+
+  it('sends the register frame of contract §4 and reports registered', async () => {
+    const a = startAgent({ ip: '192.168.1.20', enrollToken: 'enroll-me' })
+    const registered = once(a, 'registered')
+    const link = await gateway.nextLink()
+    const register = await link.acceptRegistration()
+    expect(register).toEqual({ type: 'register', device_id: 'pnp-01', key: KEY, hostname: 'pnp-01', version: '2.3.1', ip: '192.168.1.20', enroll_token: 'enroll-me' })
+    const [frame] = await registered
+    expect(frame).toMatchObject({ type: 'registered', device_id: 'pnp-01' })
+    expect(a.state).toBe('registered')
+  })
+
+  it('refuses options that would make an invalid register frame or a heartbeat slower than 20 s', () => {
+    const base = { url: 'http://h', deviceId: 'pnp-01', key: KEY, version: '1', routes: new RouteTable() }
+    expect(() => new DeviceAgent({ ...base, key: 'short' })).toThrow(/key/)
+    expect(() => new DeviceAgent({ ...base, deviceId: '../x' })).toThrow(/device_id/)
+    expect(() => new DeviceAgent({ ...base, heartbeatSeconds: 20 })).toThrow(/heartbeatSeconds/)
+    expect(() => new DeviceAgent({ ...base, heartbeatSeconds: 0 })).toThrow(/heartbeatSeconds/)
+  })
+
+  it('sends heartbeats carrying the status provider object, at once and then periodically', async () => {
+    let calls = 0
+    startAgent({ heartbeatSeconds: 0.02, status: async () => ({ state: 'idle', beat: ++calls }) })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    expect(await link.nextFrame('heartbeat')).toEqual({ type: 'heartbeat', status: { state: 'idle', beat: 1 } })
+    expect(await link.nextFrame('heartbeat')).toEqual({ type: 'heartbeat', status: { state: 'idle', beat: 2 } })
+  })
+
+  it('still heartbeats when the status provider throws', async () => {
+    startAgent({
+      status: () => {
+        throw new Error('sensor bus down')
+      },
+    })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    expect(await link.nextFrame('heartbeat')).toEqual({ type: 'heartbeat', status: { error: 'status_unavailable' } })
+  })
+
+  it('answers each request with its own id while several are in flight, out of order', async () => {
+    let releaseSlow!: () => void
+    const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve))
+    const routes = new RouteTable()
+      .get('/slow', async () => {
+        await slowGate
+        return ok({ slow: true })
+      })
+      .get('/orders/:oid', ({ params, query, user }) => ok({ oid: params.oid, query, user: user.username }))
+      .post('/echo', ({ body }) => ({ status: 201, data: body }))
+    const a = startAgent({ routes })
+    const seen: string[] = []
+    a.on('request', (frame) => seen.push(frame.id))
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+
+    link.request('r1', 'GET', '/slow')
+    link.request('r2', 'GET', '/orders/ord-7', null, { verbose: '1' })
+    link.request('r3', 'POST', '/echo', { name: 'board' })
+    expect(await link.response('r2')).toEqual({ type: 'response', id: 'r2', status: 200, data: { oid: 'ord-7', query: { verbose: '1' }, user: 'admin' } })
+    expect(await link.response('r3')).toEqual({ type: 'response', id: 'r3', status: 201, data: { name: 'board' } })
+    releaseSlow()
+    expect(await link.response('r1')).toEqual({ type: 'response', id: 'r1', status: 200, data: { slow: true } })
+    expect(seen).toEqual(['r1', 'r2', 'r3'])
+  })
+
+  it('answers 404 for an unknown path and 500 for a throwing handler, and keeps serving', async () => {
+    const routes = new RouteTable()
+      .get('/boom', () => {
+        throw new Error('stepper stalled')
+      })
+      .get('/fine', () => ok({ fine: true }))
+    startAgent({ routes })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    link.request('a', 'GET', '/nowhere')
+    link.request('b', 'GET', '/boom')
+    link.request('c', 'GET', '/fine')
+    expect(await link.response('a')).toMatchObject({ status: 404, data: { error: 'not_found' } })
+    expect(await link.response('b')).toMatchObject({ status: 500, data: { error: 'internal', message: 'stepper stalled' } })
+    expect(await link.response('c')).toMatchObject({ status: 200, data: { fine: true } })
+  })
+
+  it('answers 400 to a malformed request that still carries an id, instead of leaving the gateway to time out', async () => {
+    startAgent()
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    link.send({ type: 'request', id: 'bad-1', method: 'BREW', path: '/coffee', query: {}, body: null, user: { id: 'u', username: 'u', role: 'user' } })
+    expect(await link.response('bad-1')).toMatchObject({ status: 400, data: { error: 'bad_request' } })
+  })
+
+  it('runs at most maxConcurrentRequests handlers at once and queues the rest', async () => {
+    let active = 0
+    let peak = 0
+    const gates: (() => void)[] = []
+    let started!: () => void
+    let twoStarted = new Promise<void>((resolve) => (started = resolve))
+    const routes = new RouteTable().get('/work', async () => {
+      active++
+      peak = Math.max(peak, active)
+      if (active === 2) started()
+      await new Promise<void>((resolve) => gates.push(resolve))
+      active--
+      return ok({})
+    })
+    startAgent({ routes, maxConcurrentRequests: 2 })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    for (const id of ['w1', 'w2', 'w3', 'w4']) link.request(id, 'GET', '/work')
+    await twoStarted
+    expect(gates).toHaveLength(2)
+    twoStarted = new Promise<void>((resolve) => (started = resolve))
+    gates.shift()!()
+    gates.shift()!()
+    await Promise.all([link.response('w1'), link.response('w2')])
+    await twoStarted
+    gates.shift()!()
+    gates.shift()!()
+    await Promise.all([link.response('w3'), link.response('w4')])
+    expect(peak).toBe(2)
+  })
+
+  it('reconnects with exponential back-off after drops, and starts over after a registration', async () => {
+    const a = startAgent({ backoff: { baseMs: 10, capMs: 40, random: () => 0.999 } })
+    const delays: (number | null)[] = []
+    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+
+    let link = await gateway.nextLink()
+    await link.acceptRegistration()
+    link.ws.terminate() // dropped after registration: back-off starts at the base
+    for (let i = 0; i < 4; i++) {
+      link = await gateway.nextLink()
+      await link.nextFrame('register')
+      link.ws.close(1011, 'overloaded') // refused before registration: back-off grows
+    }
+    link = await gateway.nextLink()
+    await link.acceptRegistration()
+    link.ws.close(1012, 'restarting')
+    link = await gateway.nextLink()
+    await link.acceptRegistration()
+
+    expect(delays).toEqual([9, 19, 39, 39, 39, 9])
+    expect(gateway.links).toHaveLength(7)
+  })
+
+  it('treats close code 4401 as fatal: reports the error and stops without reconnecting', async () => {
+    const a = startAgent({ backoff: { baseMs: 1, capMs: 1 } })
+    const link = await gateway.nextLink()
+    await link.nextFrame('register')
+    const disconnected = nextEvent(a, 'disconnected')
+    const stopped = nextEvent(a, 'stopped')
+    const error = once(a, 'error')
+    link.ws.close(4401, 'bad key')
+    const [err] = await error
+    expect(err).toBeInstanceOf(DeviceAgentError)
+    expect(err).toMatchObject({ reason: 'unauthorized', closeCode: 4401 })
+    expect(await disconnected).toEqual({ code: 4401, reason: 'bad key', reconnectInMs: null })
+    expect(await stopped).toEqual({ reason: 'unauthorized' })
+    expect(a.state).toBe('stopped')
+    expect(gateway.links).toHaveLength(1)
+  })
+
+  it('treats close code 4409 (replaced by another connection) as fatal', async () => {
+    const a = startAgent()
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    const error = once(a, 'error')
+    link.ws.close(4409, 'replaced')
+    expect((await error)[0]).toMatchObject({ reason: 'replaced', closeCode: 4409 })
+    expect(a.state).toBe('stopped')
+  })
+
+  it('does not crash on a fatal close when nobody listens for errors', async () => {
+    const a = startAgent()
+    const link = await gateway.nextLink()
+    await link.nextFrame('register')
+    const stopped = nextEvent(a, 'stopped')
+    link.ws.close(4401, 'bad key')
+    expect(await stopped).toEqual({ reason: 'unauthorized' })
+  })
+
+  it('close() ends the link with 1000 and stops reconnecting', async () => {
+    const a = startAgent()
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    await a.close()
+    expect(await link.closed).toEqual({ code: 1000, reason: 'agent closing' })
+    expect(a.state).toBe('stopped')
+    expect(gateway.links).toHaveLength(1)
+  })
+
+  it('close() while the gateway is unreachable stops the retry loop', async () => {
+    await gateway.close()
+    const a = startAgent({ url: 'http://127.0.0.1:9', backoff: { baseMs: 5, capMs: 5 } })
+    await once(a, 'disconnected')
+    await a.close()
+    expect(a.state).toBe('stopped')
+  })
+})
