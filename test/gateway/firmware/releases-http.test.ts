@@ -6,6 +6,9 @@ import { signImage, type SignImageOptions } from '../../../src/gateway/firmware/
 import { DIALECTS } from '../../helpers/dialects.js'
 import { loginAs, startTestApp, type TestApp } from '../../helpers/test-app.js'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json()
+
 const keys = generateFirmwareKeys()
 const product = { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'abc1234', timestamp: '2026-11-01T12:00:00Z' }
 
@@ -61,8 +64,8 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     const { image, manifest } = makeRelease(100)
     const res = await upload(image, manifest)
     expect(res.status).toBe(201)
-    expect(await res.json()).toEqual({ success: true, release_id: 'r-1.4.2-100', image_version: 100 })
-    const list = await (await fetch(`${base}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: admin } })).json()
+    expect(await json(res)).toEqual({ success: true, release_id: 'r-1.4.2-100', image_version: 100 })
+    const list = await json(fetch(`${base}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: admin } }))
     expect(list.releases[0]).toMatchObject({
       release_id: 'r-1.4.2-100',
       image_version: 100,
@@ -83,7 +86,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     const { image, manifest } = makeRelease(100)
     const res = await upload(image, manifest)
     expect(res.status).toBe(409)
-    expect((await res.json()).error).toBe('conflict')
+    expect((await json(res)).error).toBe('conflict')
   })
 
   it('rejects a tampered image with 422 and every reason, storing nothing', async () => {
@@ -92,7 +95,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     tampered[100] = tampered[100]! ^ 0xff
     const res = await upload(tampered, manifest)
     expect(res.status).toBe(422)
-    const body = await res.json()
+    const body = await json(res)
     expect(body).toMatchObject({ success: false, error: 'invalid_firmware' })
     expect(body.reasons.length).toBeGreaterThanOrEqual(2)
     expect(body.reasons.join('\n')).toMatch(/sha-?256/i)
@@ -106,7 +109,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     const { image, manifest } = makeRelease(103, { signingKey: rogue.privateKey, signerCert: certifySigningKey(otherRoot.privateKey, rogue.publicKey) })
     const res = await upload(image, manifest)
     expect(res.status).toBe(422)
-    expect((await res.json()).reasons.join('\n')).toMatch(/signer|root|certif/i)
+    expect((await json(res)).reasons.join('\n')).toMatch(/signer|root|certif/i)
   })
 
   it('answers 400 without an image or a manifest, 422 for a manifest that is not JSON, 415 for a JSON body', async () => {
@@ -128,7 +131,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
   it('answers 413 for an image above FIRMWARE_MAX_BYTES', async () => {
     const res = await upload(Buffer.alloc(70_000, 1), makeRelease(105).manifest)
     expect(res.status).toBe(413)
-    expect((await res.json()).error).toBe('payload_too_large')
+    expect((await json(res)).error).toBe('payload_too_large')
   })
 
   it('keeps uploads, lists and activation to administrators', async () => {
@@ -144,12 +147,12 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     for (const id of ['..', '%2e%2e']) {
       const res = await activate(id)
       expect([400, 404], id).toContain(res.status)
-      expect((await res.json()).success).toBe(false)
+      expect((await json(res)).success).toBe(false)
     }
     for (const id of ['a%2Fb', '..%2F..%2Fetc', 'x'.repeat(65), 'a%00b', 'b%5Cc', 'a b']) {
       const res = await activate(id)
       expect(res.status, id).toBe(400)
-      expect((await res.json()).error).toBe('bad_request')
+      expect((await json(res)).error).toBe('bad_request')
     }
     // Sent as is (node:http does not normalise paths): the router drops dot-segments (404, as the
     // contract allows) and never reaches a release.
@@ -169,12 +172,12 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
 
   it('activates a release: devices get its manifest and bytes; the previous one goes back to published', async () => {
     const first = makeRelease(100)
-    expect(await (await activate('r-1.4.2-100')).json()).toEqual({ success: true, release_id: 'r-1.4.2-100', activated: true })
-    const manifest = await (await fetch(`${base}/api/v1/firmware/slave/manifest.json`)).json()
+    expect(await json(activate('r-1.4.2-100'))).toEqual({ success: true, release_id: 'r-1.4.2-100', activated: true })
+    const manifest = await json(fetch(`${base}/api/v1/firmware/slave/manifest.json`))
     expect(manifest).toEqual(first.manifest)
 
     expect((await activate('r-1.4.2-101')).status).toBe(200)
-    const list = await (await fetch(`${base}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: admin } })).json()
+    const list = await json(fetch(`${base}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: admin } }))
     const states = Object.fromEntries(list.releases.map((r: { release_id: string; state: string }) => [r.release_id, r.state]))
     expect(states).toEqual({ 'r-1.4.2-100': 'published', 'r-1.4.2-101': 'active' })
   })
