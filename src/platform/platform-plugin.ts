@@ -1,5 +1,38 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
+import { commandAdminRoutes } from './admin/command-admin-routes.js'
+import { deviceAdminRoutes } from './admin/device-admin-routes.js'
+import { logAdminRoutes } from './admin/log-admin-routes.js'
+import { metaRoutes } from './admin/meta-routes.js'
+import { bindRoutes } from './binding/bind-routes.js'
+import { commandRoutes } from './device/command-routes.js'
+import { configRoutes } from './device/config-routes.js'
+import { heartbeatRoutes } from './device/heartbeat-routes.js'
+import { logRoutes } from './device/log-routes.js'
+import { otaRoutes } from './device/ota-routes.js'
+import { telemetryRoutes } from './device/telemetry-routes.js'
+import { timeRoutes } from './device/time-routes.js'
+import { createPlatformServices } from './platform-services.js'
+import { RetentionJob } from './retention/retention-job.js'
 
-/** IoT platform: device API (/v1, /svc) and admin console API (/api/admin). */
-export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async () => {}
+/**
+ * IoT platform: device API (/v1, /svc) and admin console API (/api/admin). Deliberately not
+ * wrapped in fastify-plugin: its onClose (stopping retention) runs before the root one that
+ * closes storage.
+ */
+export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
+  const services = createPlatformServices(deps)
+
+  for (const routes of [heartbeatRoutes, telemetryRoutes, commandRoutes, configRoutes, logRoutes, timeRoutes, otaRoutes, bindRoutes]) {
+    await app.register(routes, { services })
+  }
+  for (const routes of [metaRoutes, deviceAdminRoutes, commandAdminRoutes, logAdminRoutes]) {
+    await app.register(routes, { services })
+  }
+
+  const { telemetryRetentionDays, logRetentionDays } = deps.config
+  const { db, telemetry, commands } = services
+  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays }, deps.log)
+  app.addHook('onReady', async () => retention.start())
+  app.addHook('onClose', async () => retention.stop())
+}

@@ -1,0 +1,160 @@
+/**
+ * `npm run bench -- ingest [--duration 10] [--connections 20] [--batch 100] [--keys 2]`
+ *
+ * Telemetry batches over HTTP (autocannon) against `fleetgate serve` on SQLite in a temp dir,
+ * then heartbeats, then the same records inserted straight through the storage layer (no
+ * HTTP) on a fresh database. Prints records/s of each and the HTTP/raw ratio.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { loadConfig } from '../src/config/config.js'
+import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/telemetry-store.js'
+import { openConfiguredStorage } from '../src/server.js'
+
+interface AutocannonResult {
+  '2xx': number
+  non2xx: number
+  errors: number
+  duration: number
+  latency: { p50: number; p99: number }
+}
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+
+const CONSOLE_TOKEN = 'bench-console-token'
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`)
+  const value = i >= 0 ? Number(args[i + 1]) : fallback
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`)
+  return value
+}
+
+/**
+ * Records of one batch with fresh, increasing timestamps, as a device buffering readings
+ * sends them (a fixed body would repeat the same timestamps and measure a pathological
+ * index pattern instead).
+ */
+function recordSource(count: number, keys: number): () => TimedRecord[] {
+  let ts = Date.now() - 86_400_000
+  const values = Array.from({ length: count }, (_, i) =>
+    Object.fromEntries(Array.from({ length: keys }, (_, k) => [`sensor_${k}`, 20 + ((i * (k + 1)) % 100) / 10])),
+  )
+  return () => values.map((v) => ({ ts: ts++, values: v }))
+}
+
+const rate = (n: number, seconds: number) => Math.round(n / seconds)
+const fmt = (n: number) => n.toLocaleString('en-US')
+
+/** A port free right now (the server process is told to use it). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+/** `fleetgate serve` in its own process, as deployed: the load generator gets the other core. */
+async function startServer(dataDir: string): Promise<{ base: string; stop(): Promise<void> }> {
+  const port = await freePort()
+  const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
+    if (ready) break
+    if (i > 200) throw new Error('server did not start')
+    await delay(50)
+  }
+  return {
+    base,
+    async stop() {
+      child.kill('SIGTERM')
+      if (child.exitCode === null) await once(child, 'exit')
+    },
+  }
+}
+
+/** Inserts batches straight through the storage layer for `seconds`; records/s. */
+async function rawRate(dataDir: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
+  const config = loadConfig({ DATA_DIR: dataDir })
+  const storage = await openConfiguredStorage(config)
+  try {
+    const store = new TelemetryStore(storage.db)
+    const started = performance.now()
+    let inserted = 0
+    while (performance.now() - started < seconds * 1000) inserted += (await store.insert('bench-raw', nextBatch())) / keys
+    return rate(inserted, (performance.now() - started) / 1000)
+  } finally {
+    await storage.close()
+  }
+}
+
+export default async function ingest(args: string[]): Promise<void> {
+  const duration = option(args, 'duration', 10)
+  const connections = option(args, 'connections', 20)
+  const batch = option(args, 'batch', 100)
+  const keys = option(args, 'keys', 2)
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-'))
+  const server = await startServer(path.join(dir, 'server'))
+  try {
+    const { base } = server
+    const add = await fetch(`${base}/api/admin/device/add`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-console-token': CONSOLE_TOKEN },
+      body: JSON.stringify({ device_id: 'bench-01', model: 'bench' }),
+    })
+    if (add.status !== 201) throw new Error(`device/add answered ${add.status}`)
+    const nextBatch = recordSource(batch, keys)
+    console.log(`ingest: server process on SQLite in ${dir}; ${batch} records × ${keys} keys per batch, ${connections} connections, ${duration} s`)
+
+    const http = await autocannon({
+      url: base,
+      connections,
+      duration,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/device/bench-01/telemetry/batch',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify({ records: nextBatch() }) }),
+        },
+      ],
+    })
+    if (http.non2xx > 0 || http.errors > 0) console.log(`  !! ${http.non2xx} non-2xx answers, ${http.errors} errors`)
+    const httpRate = rate(http['2xx'] * batch, http.duration)
+    console.log(`HTTP   telemetry: ${fmt(httpRate)} records/s (${fmt(httpRate * keys)} points/s), p50 ${http.latency.p50} ms, p99 ${http.latency.p99} ms`)
+
+    const beats = await autocannon({
+      url: `${base}/v1/device/heartbeat`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ device_id: 'bench-01', firmware_version: '1.0.0', uptime_s: 1, rssi: -60 }),
+      connections,
+      duration: Math.min(duration, 5),
+    })
+    console.log(`HTTP   heartbeats: ${fmt(rate(beats['2xx'], beats.duration))}/s, p50 ${beats.latency.p50} ms, p99 ${beats.latency.p99} ms`)
+    await server.stop()
+
+    const raw = await rawRate(path.join(dir, 'raw'), recordSource(batch, keys), keys, Math.min(duration, 5))
+    console.log(`raw    telemetry: ${fmt(raw)} records/s (storage layer in this process, one batch at a time, no HTTP)`)
+    console.log(`ratio  HTTP / raw: ${(httpRate / raw).toFixed(2)}`)
+  } finally {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,183 @@
+import type { ExpressionBuilder } from 'kysely'
+import { AppError } from '../../errors.js'
+import type { Database } from '../../storage/database.js'
+import type { Db, Tx } from '../../storage/storage.js'
+import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
+import type { Ack, CommandQuery } from './command-schemas.js'
+
+export interface DeliveryPolicy {
+  ackTimeoutMs: number
+  maxAttempts: number
+  ttlMs: number
+}
+
+type Eb = ExpressionBuilder<Database, 'platform_commands'>
+
+/**
+ * At-least-once command queue (contract §7): pending → delivered (attempts + 1) → done |
+ * failed; delivered and not acked within the ack time-out → delivered again, same id; after
+ * `maxAttempts` deliveries → failed; never delivered within the TTL → expired.
+ *
+ * The time rules are applied by `sweep`, which runs before every poll (for that device),
+ * before every admin read, and periodically: stored states are exact whenever read.
+ */
+export class CommandQueue {
+  constructor(
+    private readonly db: Db,
+    private readonly policy: DeliveryPolicy,
+  ) {}
+
+  async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>, now: number): Promise<CommandRow> {
+    return db
+      .insertInto('platform_commands')
+      .values({ device_id: deviceId, action, params: JSON.stringify(params), status: 'pending', attempts: 0, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+  }
+
+  /** Expires never-delivered commands past their TTL and fails those out of attempts. */
+  async sweep(now: number, deviceId?: string, db: Db | Tx = this.db): Promise<void> {
+    const { ttlMs, ackTimeoutMs, maxAttempts } = this.policy
+    await db
+      .updateTable('platform_commands')
+      .set({ status: 'expired', error: 'not delivered within the TTL' })
+      .where('status', '=', 'pending')
+      .where('created_at', '<=', now - ttlMs)
+      .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
+      .execute()
+    await db
+      .updateTable('platform_commands')
+      .set({ status: 'failed', error: `not acknowledged after ${maxAttempts} deliveries` })
+      .where('status', '=', 'delivered')
+      .where('attempts', '>=', maxAttempts)
+      .where('delivered_at', '<=', now - ackTimeoutMs)
+      .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
+      .execute()
+  }
+
+  /** Commands a poll would hand out now: pending, or delivered and not acked in time. */
+  private due(now: number) {
+    const cutoff = now - this.policy.ackTimeoutMs
+    return (eb: Eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', cutoff)])])
+  }
+
+  /**
+   * Hands out up to `limit` due commands, oldest first, and marks them delivered. One
+   * UPDATE … WHERE id IN (oldest due) AND <still due> RETURNING: on PostgreSQL a concurrent
+   * poll that picked the same rows waits for our commit, re-checks the row conditions
+   * (READ COMMITTED) and skips them; SQLite runs the statements one at a time.
+   */
+  async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
+    const due = this.due(now)
+    const rows = await this.db.transaction().execute(async (tx) => {
+      await this.sweep(now, deviceId, tx)
+      const oldestDue = tx.selectFrom('platform_commands').select('id').where('device_id', '=', deviceId).where(due).orderBy('id').limit(limit)
+      return tx
+        .updateTable('platform_commands')
+        .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now }))
+        .where('id', 'in', oldestDue)
+        .where(due)
+        .returningAll()
+        .execute()
+    })
+    return rows.sort((a, b) => a.id - b.id)
+  }
+
+  /** How many commands a poll would return now (heartbeat answer); reads only, as the sweep would leave them. */
+  async countDue(deviceId: string, now: number): Promise<number> {
+    const { ttlMs, ackTimeoutMs, maxAttempts } = this.policy
+    const row = await this.db
+      .selectFrom('platform_commands')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('device_id', '=', deviceId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('created_at', '>', now - ttlMs)]),
+          eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', now - ackTimeoutMs), eb('attempts', '<', maxAttempts)]),
+        ]),
+      )
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  /**
+   * Applies acks all or nothing. The first ack of a command sets done/failed; a later one
+   * changes nothing and is reported as a duplicate. An id of another device → 404.
+   */
+  async ack(deviceId: string, acks: Ack[], now: number): Promise<{ acked: number; duplicates: number[] }> {
+    return this.db.transaction().execute(async (tx) => {
+      const duplicates: number[] = []
+      for (const ack of acks) {
+        const row = await tx.selectFrom('platform_commands').select(['device_id', 'acked_at']).where('id', '=', ack.id).executeTakeFirst()
+        if (!row || row.device_id !== deviceId) throw new AppError('not_found', `No command ${ack.id} for device ${deviceId}`, { id: ack.id })
+        if (row.acked_at !== null) {
+          duplicates.push(ack.id)
+          continue
+        }
+        const updated = await tx
+          .updateTable('platform_commands')
+          .set({
+            status: ack.success ? 'done' : 'failed',
+            acked_at: now,
+            result: ack.result === undefined ? null : JSON.stringify(ack.result),
+            error: ack.success ? null : (ack.error ?? 'reported failed by the device'),
+          })
+          .where('id', '=', ack.id)
+          .where('acked_at', 'is', null)
+          .executeTakeFirst()
+        // A concurrent ack of the same id committed first.
+        if (Number(updated.numUpdatedRows) === 0) duplicates.push(ack.id)
+      }
+      return { acked: acks.length, duplicates }
+    })
+  }
+
+  /** A device's queued commands (pending, delivered), oldest first. */
+  async queued(deviceId: string, limit = 100): Promise<CommandRow[]> {
+    return this.db
+      .selectFrom('platform_commands')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .where('status', 'in', QUEUED_STATUSES)
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  }
+
+  /** Newest first; `next_before` when there is more. */
+  async list(q: CommandQuery): Promise<{ rows: CommandRow[]; next_before?: number }> {
+    const rows = await this.db
+      .selectFrom('platform_commands')
+      .selectAll()
+      .$if(q.device_id !== undefined, (qb) => qb.where('device_id', '=', q.device_id!))
+      .$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!))
+      .$if(q.before !== undefined, (qb) => qb.where('id', '<', q.before!))
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute()
+    if (rows.length <= q.limit) return { rows }
+    const page = rows.slice(0, q.limit)
+    return { rows: page, next_before: page[page.length - 1]!.id }
+  }
+
+  async countByStatus(): Promise<Record<CommandStatus, number>> {
+    const rows = await this.db
+      .selectFrom('platform_commands')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute()
+    const counts = Object.fromEntries(COMMAND_STATUSES.map((s) => [s, 0])) as Record<CommandStatus, number>
+    for (const row of rows) if (row.status in counts) counts[row.status as CommandStatus] = Number(row.n)
+    return counts
+  }
+
+  /** Deletes queued commands (pending, delivered), or with `all` the history too. */
+  async clear(db: Db | Tx, filter: { device_id?: string; all?: boolean }): Promise<number> {
+    const result = await db
+      .deleteFrom('platform_commands')
+      .$if(filter.device_id !== undefined, (q) => q.where('device_id', '=', filter.device_id!))
+      .$if(!filter.all, (q) => q.where('status', 'in', QUEUED_STATUSES))
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+}

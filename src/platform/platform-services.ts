@@ -1,0 +1,33 @@
+import type { AppDeps } from '../app-deps.js'
+import type { Db } from '../storage/storage.js'
+import { CommandQueue } from './commands/command-queue.js'
+import { DeviceAccess } from './device/device-access.js'
+import { TelemetryStore } from './telemetry/telemetry-store.js'
+
+/** What the platform's routes share, built once per app. */
+export interface PlatformServices {
+  deps: AppDeps
+  db: Db
+  access: DeviceAccess
+  commands: CommandQueue
+  telemetry: TelemetryStore
+  /** Heartbeats at or after this time mean online. */
+  onlineSince(now: number): number
+}
+
+export function createPlatformServices(deps: AppDeps): PlatformServices {
+  const { config } = deps
+  const db = deps.storage.db
+  return {
+    deps,
+    db,
+    access: new DeviceAccess(deps),
+    commands: new CommandQueue(db, {
+      ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
+      maxAttempts: config.commandMaxAttempts,
+      ttlMs: config.commandTtlSeconds * 1000,
+    }),
+    telemetry: new TelemetryStore(db),
+    onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
+  }
+}

@@ -1,0 +1,86 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db } from '../../storage/storage.js'
+import { deleteExpiredBindCodes } from '../binding/bind-store.js'
+import type { CommandQueue } from '../commands/command-queue.js'
+import { pruneLogBatch } from '../logs/log-store.js'
+import type { TelemetryStore } from '../telemetry/telemetry-store.js'
+
+const DAY_MS = 86_400_000
+/** Rows per DELETE: small enough that a request never waits long behind one. */
+export const PRUNE_BATCH = 1000
+export const RETENTION_INTERVAL_MS = 60_000
+
+export interface RetentionParts {
+  db: Db
+  telemetry: TelemetryStore
+  commands: CommandQueue
+  telemetryRetentionDays: number
+  logRetentionDays: number
+}
+
+export interface RetentionResult {
+  telemetry: number
+  logs: number
+}
+
+/**
+ * Periodic housekeeping: prunes telemetry and logs past their retention in small batches
+ * (yielding to requests between batches), applies the command time rules, drops expired
+ * binding codes. Runs never overlap; `stop` waits for a running pass.
+ */
+export class RetentionJob {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<unknown> | undefined
+
+  constructor(
+    private readonly parts: RetentionParts,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async runOnce(now = Date.now()): Promise<RetentionResult> {
+    const { db, telemetry, commands, telemetryRetentionDays, logRetentionDays } = this.parts
+    const result = {
+      telemetry: await pruneInBatches((n) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n)),
+      logs: await pruneInBatches((n) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n)),
+    }
+    await commands.sweep(now)
+    await deleteExpiredBindCodes(db, now)
+    return result
+  }
+
+  start(intervalMs = RETENTION_INTERVAL_MS): void {
+    this.timer = setInterval(() => this.tick(), intervalMs)
+    this.timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    this.timer = undefined
+    await this.running
+  }
+
+  private tick(): void {
+    if (this.running) return
+    this.running = this.runOnce()
+      .then(
+        (r) => {
+          if (r.telemetry + r.logs > 0) this.log.info({ pruned: r }, 'platform retention pruned old rows')
+        },
+        (err: unknown) => this.log.error({ err }, 'platform retention failed'),
+      )
+      .finally(() => {
+        this.running = undefined
+      })
+  }
+}
+
+async function pruneInBatches(prune: (batch: number) => Promise<number>): Promise<number> {
+  let total = 0
+  for (;;) {
+    const n = await prune(PRUNE_BATCH)
+    total += n
+    if (n < PRUNE_BATCH) return total
+    await yieldToRequests()
+  }
+}

@@ -1,0 +1,183 @@
+import { CompiledQuery } from 'kysely'
+import type { Db, Tx } from '../../storage/storage.js'
+import type { TelemetryRecord, TelemetryValue } from './telemetry-schemas.js'
+
+/** Rows per INSERT: 3 parameters each keeps us far below both engines' parameter limits. */
+const CHUNK_ROWS = 1000
+const POINT_COLUMNS = 3
+const MAX_CACHED_STATEMENTS = 256
+
+/** SQL text by row count: a multi-row statement's text depends only on how many rows it has. */
+class SqlByRowCount {
+  private readonly texts = new Map<number, string>()
+  constructor(private readonly compile: (rows: number) => string) {}
+
+  get(rows: number): string {
+    let sql = this.texts.get(rows)
+    if (sql === undefined) {
+      sql = this.compile(rows)
+      if (this.texts.size >= MAX_CACHED_STATEMENTS) this.texts.clear()
+      this.texts.set(rows, sql)
+    }
+    return sql
+  }
+}
+
+/** A record whose time is settled (its own `ts`, or the time of receipt). */
+export type TimedRecord = TelemetryRecord & { ts: number }
+
+export type Series = Record<string, [number, TelemetryValue][]>
+
+interface Newest {
+  ts: number
+  value: string
+}
+
+/**
+ * Telemetry: a series per (device, key) holding its newest point, and one row per point.
+ * Ingest is the hot path: per batch, one upsert of the batch's series (which also yields
+ * their ids) and one multi-row INSERT of the points, in one transaction. Both statements
+ * are built with Kysely once per row count and their SQL reused.
+ */
+export class TelemetryStore {
+  private readonly insertPoints: SqlByRowCount
+  private readonly upsertSeries: SqlByRowCount
+
+  constructor(private readonly db: Db) {
+    this.insertPoints = new SqlByRowCount((rows) => insertPointsQuery(db, rows).compile().sql)
+    this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
+  }
+
+  /** Stores every point of the records, all or nothing; resolves after the commit. Returns the point count. */
+  async insert(deviceId: string, records: TimedRecord[]): Promise<number> {
+    const newest = new Map<string, Newest>()
+    const encoded: [string, number, string][] = []
+    for (const { ts, values } of records) {
+      for (const key in values) {
+        const value = JSON.stringify(values[key])
+        encoded.push([key, ts, value])
+        const seen = newest.get(key)
+        if (seen === undefined || ts >= seen.ts) newest.set(key, { ts, value })
+      }
+    }
+    if (encoded.length === 0) return 0
+    await this.db.transaction().execute(async (tx) => {
+      const ids = await this.seriesIds(tx, deviceId, newest)
+      const params: unknown[] = []
+      for (const [key, ts, value] of encoded) params.push(ids.get(key), ts, value)
+      for (let start = 0; start < encoded.length; start += CHUNK_ROWS) {
+        const rows = Math.min(CHUNK_ROWS, encoded.length - start)
+        const slice = params.slice(start * POINT_COLUMNS, (start + rows) * POINT_COLUMNS)
+        await tx.executeQuery(CompiledQuery.raw(this.insertPoints.get(rows), slice))
+      }
+    })
+    return encoded.length
+  }
+
+  /**
+   * Creates missing series, moves each series' newest point forward, and returns the ids by
+   * key. Keys go in sorted order so concurrent batches of one device lock rows in the same
+   * order (no deadlock on PostgreSQL).
+   */
+  private async seriesIds(tx: Tx, deviceId: string, newest: Map<string, Newest>): Promise<Map<string, number>> {
+    const keys = [...newest.keys()].sort()
+    const ids = new Map<string, number>()
+    for (let start = 0; start < keys.length; start += CHUNK_ROWS) {
+      const chunk = keys.slice(start, start + CHUNK_ROWS)
+      const params: unknown[] = []
+      for (const key of chunk) params.push(deviceId, key, newest.get(key)!.ts, newest.get(key)!.value)
+      const { rows } = await tx.executeQuery<{ series_id: number; key: string }>(CompiledQuery.raw(this.upsertSeries.get(chunk.length), params))
+      for (const row of rows) ids.set(row.key, row.series_id)
+    }
+    return ids
+  }
+
+  /** Per key, the newest `limit` points within [from, to], returned oldest first; [] for an unknown key. */
+  async series(deviceId: string, keys: string[], range: { from?: number; to?: number; limit: number }): Promise<Series> {
+    const series: Series = Object.fromEntries(keys.map((k) => [k, []]))
+    if (keys.length === 0) return series
+    const known = await this.db
+      .selectFrom('platform_telemetry_series')
+      .select(['series_id', 'key'])
+      .where('device_id', '=', deviceId)
+      .where('key', 'in', keys)
+      .execute()
+    for (const { series_id, key } of known) {
+      const rows = await this.db
+        .selectFrom('platform_telemetry')
+        .select(['ts', 'value'])
+        .where('series_id', '=', series_id)
+        .$if(range.from !== undefined, (q) => q.where('ts', '>=', range.from!))
+        .$if(range.to !== undefined, (q) => q.where('ts', '<=', range.to!))
+        .orderBy('ts', 'desc')
+        .limit(range.limit)
+        .execute()
+      series[key] = rows.reverse().map((r) => [r.ts, JSON.parse(r.value) as TelemetryValue])
+    }
+    return series
+  }
+
+  /** The newest point of every series of the device (kept past retention, until the device is deleted). */
+  async latest(deviceId: string): Promise<Record<string, { ts: number; value: TelemetryValue }>> {
+    const rows = await this.db
+      .selectFrom('platform_telemetry_series')
+      .select(['key', 'last_ts', 'last_value'])
+      .where('device_id', '=', deviceId)
+      .orderBy('key')
+      .execute()
+    return Object.fromEntries(rows.map((r) => [r.key, { ts: r.last_ts, value: JSON.parse(r.last_value) as TelemetryValue }]))
+  }
+
+  async keys(deviceId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('platform_telemetry_series').select('key').where('device_id', '=', deviceId).orderBy('key').execute()
+    return rows.map((r) => r.key)
+  }
+
+  /** Points with a time at or after `since`. */
+  async countSince(since: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('platform_telemetry')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('ts', '>=', since)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  /** Deletes up to `batch` points older than `cutoff`; returns how many. */
+  async pruneBatch(cutoff: number, batch: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('platform_telemetry')
+      .where('id', 'in', (eb) => eb.selectFrom('platform_telemetry').select('id').where('ts', '<', cutoff).limit(batch))
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+}
+
+/** Removes every series and point of the device; call inside the device's delete transaction. */
+export async function deleteDeviceTelemetry(tx: Tx, deviceId: string): Promise<void> {
+  await tx
+    .deleteFrom('platform_telemetry')
+    .where('series_id', 'in', (eb) => eb.selectFrom('platform_telemetry_series').select('series_id').where('device_id', '=', deviceId))
+    .execute()
+  await tx.deleteFrom('platform_telemetry_series').where('device_id', '=', deviceId).execute()
+}
+
+const insertPointsQuery = (db: Db, rows: number) =>
+  db.insertInto('platform_telemetry').values(Array.from({ length: rows }, () => ({ series_id: 0, ts: 0, value: '' })))
+
+/** Upserts `rows` series (device_id, key, last_ts, last_value), returning their ids. */
+const upsertSeriesQuery = (db: Db, rows: number) =>
+  db
+    .insertInto('platform_telemetry_series')
+    .values(Array.from({ length: rows }, () => ({ device_id: '', key: '', last_ts: 0, last_value: '' })))
+    .onConflict((oc) =>
+      oc.columns(['device_id', 'key']).doUpdateSet((eb) => {
+        // Right-hand sides see the row as it was, so both columns test the same condition.
+        const newer = eb('excluded.last_ts', '>=', eb.ref('platform_telemetry_series.last_ts'))
+        return {
+          last_ts: eb.case().when(newer).then(eb.ref('excluded.last_ts')).else(eb.ref('platform_telemetry_series.last_ts')).end(),
+          last_value: eb.case().when(newer).then(eb.ref('excluded.last_value')).else(eb.ref('platform_telemetry_series.last_value')).end(),
+        }
+      }),
+    )
+    .returning(['series_id', 'key'])

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CommandQueue } from '../../src/platform/commands/command-queue.js'
+import { RetentionJob } from '../../src/platform/retention/retention-job.js'
+import { TelemetryStore } from '../../src/platform/telemetry/telemetry-store.js'
+import { DIALECTS } from '../helpers/dialects.js'
+import { startPlatformApp, type PlatformApp } from './platform-kit.js'
+
+const DAY = 86_400_000
+
+describe.each(DIALECTS)('platform retention on %s', (dialect) => {
+  let t: PlatformApp
+  let job: RetentionJob
+  beforeAll(async () => {
+    t = await startPlatformApp(dialect, { TELEMETRY_RETENTION_DAYS: '7', LOG_RETENTION_DAYS: '3' })
+    const db = t.storage.db
+    const commands = new CommandQueue(db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY })
+    job = new RetentionJob({ db, telemetry: new TelemetryStore(db), commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log)
+  })
+  afterAll(() => t.close())
+
+  it('prunes telemetry older than TELEMETRY_RETENTION_DAYS in batches, keeping newer points and the latest values', async () => {
+    await t.addDevice('rt-1')
+    const now = Date.now()
+    // 2,500 points: 8–9 days old (beyond retention, more than two prune batches)…
+    const old = Array.from({ length: 2500 }, (_, i) => ({ ts: now - 9 * DAY + i, values: { temp: i } }))
+    await new TelemetryStore(t.storage.db).insert('rt-1', old)
+    // …and a few recent ones through the API.
+    await t.device('POST', '/v1/device/rt-1/telemetry/batch', [{ ts: now - 6 * DAY, values: { temp: -1 } }, { ts: now - 1000, values: { temp: -2 } }])
+
+    const result = await job.runOnce(now)
+    expect(result.telemetry).toBe(2500)
+    const series = (await t.admin('GET', '/api/admin/device/rt-1/telemetry?keys=temp&limit=1000')).json().series.temp
+    expect(series).toEqual([[now - 6 * DAY, -1], [now - 1000, -2]])
+    expect((await t.admin('GET', '/api/admin/device/rt-1/detail')).json().latest_telemetry.temp).toEqual({ ts: now - 1000, value: -2 })
+    expect((await job.runOnce(now)).telemetry).toBe(0)
+  })
+
+  it('prunes logs older than LOG_RETENTION_DAYS, device and operation alike', async () => {
+    await t.addDevice('rt-2')
+    const now = Date.now()
+    const old = Array.from({ length: 1200 }, (_, i) => ({
+      source: i % 2 ? 'device' : 'operation',
+      device_id: 'rt-2',
+      level: 'info',
+      tag: null,
+      message: `old ${i}`,
+      ts: now - 4 * DAY + i,
+    }))
+    for (let i = 0; i < old.length; i += 500) await t.storage.db.insertInto('platform_logs').values(old.slice(i, i + 500)).execute()
+    await t.device('POST', '/v1/device/rt-2/logs', { message: 'fresh', ts: now - 2 * DAY })
+    const result = await job.runOnce(now)
+    expect(result.logs).toBe(1200)
+    const logs = (await t.admin('GET', '/api/admin/logs?device_id=rt-2&limit=1000')).json().logs
+    expect(logs.map((l: { message: string }) => l.message)).toContain('fresh')
+    expect(logs.some((l: { message: string }) => l.message.startsWith('old '))).toBe(false)
+  })
+
+  it('expires never-delivered commands past their TTL when it runs', async () => {
+    await t.addDevice('rt-3')
+    const queued = (await t.admin('POST', '/api/admin/device/rt-3/command', { action: 'ping', params: {} })).json().command
+    await job.runOnce(Date.now() + DAY)
+    const row = await t.storage.db.selectFrom('platform_commands').select('status').where('id', '=', queued.id).executeTakeFirstOrThrow()
+    expect(row.status).toBe('expired')
+  })
+
+  it('drops expired binding codes', async () => {
+    await t.addDevice('rt-4')
+    await t.device('GET', '/v1/device/rt-4/bind/code')
+    await job.runOnce(Date.now() + 6 * 60_000)
+    const codes = await t.storage.db.selectFrom('platform_bind_codes').select('device_id').where('device_id', '=', 'rt-4').execute()
+    expect(codes).toEqual([])
+  })
+})

@@ -1,0 +1,160 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { once } from 'node:events'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
+import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
+import { DEVICE_ENDPOINTS } from './machine-helpers.js'
+
+const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name)).toString('base64')
+
+/** Polls `read` until `done` holds: the simulated machine moves on its own clock, there is no event to await. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) => {
+  let t: TestApp
+  let database: TestDatabase
+  let sim: Simulation
+  let port: number
+  let admin: string
+  const env = { PLATFORM_CONSOLE_TOKEN: 'test-console-token' }
+
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: admin },
+      ...(body === undefined || body === null ? {} : { payload: body as object }),
+    })
+    return { status: res.statusCode, body: res.json() }
+  }
+
+  beforeAll(async () => {
+    database = testDatabase(dialect, dialect === 'sqlite' ? path.join(mkdtempSync(path.join(tmpdir(), 'fg-sim-')), 'fg.db') : undefined)
+    t = await startTestApp(dialect, env, { database })
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    port = (t.app.server.address() as AddressInfo).port
+    admin = await loginAs(t.app, 'admin', 'admin')
+    sim = await startSimulation({
+      url: `http://127.0.0.1:${port}`,
+      devices: 2,
+      platform: 2,
+      consoleToken: 'test-console-token',
+      keysFile: null,
+      machine: { placeMsPerItem: 50, calibrationMs: 100 },
+      platformIntervals: { heartbeatMs: 200, sampleMs: 100, flushMs: 300, pollMs: 200 },
+    })
+    await sim.registered()
+  })
+  afterAll(async () => {
+    await sim?.stop()
+    await t?.app.close()
+    await database?.cleanup()
+  })
+
+  it('lists the simulated machines as registered and alive', async () => {
+    const { body } = await api('GET', '/api/v1/devices')
+    const ids = body.devices.map((d: { device_id: string }) => d.device_id)
+    expect(ids).toEqual(['pnp-01', 'pnp-02'])
+    expect(body.devices[0]).toMatchObject({ registered: true, alive: true, hostname: 'pnp-01' })
+  })
+
+  it('answers every forwarded endpoint with a 2xx through the gateway', async () => {
+    for (const [method, devicePath, body] of DEVICE_ENDPOINTS) {
+      if (devicePath === '/auth/login') continue
+      const res = await api(method, `/api/v1/devices/pnp-02${devicePath}`, body)
+      expect({ method, devicePath, status: res.status, success: res.body.success }).toEqual({
+        method,
+        devicePath,
+        status: expect.toSatisfy((s: number) => s >= 200 && s < 300),
+        success: true,
+      })
+    }
+  })
+
+  it('moves the head: the reported position changes over time and reaches the target', async () => {
+    const start = (await api('GET', '/api/v1/devices/pnp-01/hardware/position')).body.data
+    const move = await api('POST', '/api/v1/devices/pnp-01/hardware/move', { x: start.x + 40, y: start.y + 30, speed: 200 })
+    expect(move.status).toBe(200)
+    expect(move.body.data).toMatchObject({ accepted: true })
+    const seen = new Set<number>()
+    const end = await eventually(
+      async () => (await api('GET', '/api/v1/devices/pnp-01/hardware/position')).body.data,
+      (p) => (seen.add(p.x), Math.abs(p.x - (start.x + 40)) < 1e-6 && Math.abs(p.y - (start.y + 30)) < 1e-6),
+    )
+    expect(end).toMatchObject({ x: start.x + 40, y: start.y + 30 })
+    expect(seen.size).toBeGreaterThan(1)
+  })
+
+  it('refuses a move outside the soft limits with 400', async () => {
+    const res = await api('POST', '/api/v1/devices/pnp-01/hardware/move', { x: 10_000 })
+    expect(res.status).toBe(400)
+    expect(res.body.success).toBe(false)
+  })
+
+  it('runs an order as a task from start to done', async () => {
+    const items = [
+      { component: 'R1', x: 10, y: 10, angle: 0 },
+      { component: 'R2', x: 20, y: 10, angle: 90 },
+      { component: 'C1', x: 30, y: 15, angle: 180 },
+    ]
+    const created = await api('POST', '/api/v1/devices/pnp-01/orders', { name: 'panel-a', items, settings: {} })
+    expect(created.status).toBe(201)
+    const orderId = created.body.order.id
+    const started = await api('POST', '/api/v1/devices/pnp-01/tasks/start', { order_id: orderId })
+    expect(started.status).toBe(200)
+    const task = await eventually(
+      async () => (await api('GET', '/api/v1/devices/pnp-01/tasks/current')).body.data.task,
+      (task) => task?.state === 'done',
+    )
+    expect(task).toMatchObject({ order_id: orderId, state: 'done', placed: 3, total: 3 })
+  })
+
+  it.each([
+    ['kicad8-all-pos.pos', 'C1', 133.35, -81.28, 180, 'top'],
+    ['jlcpcb-cpl-mm.csv', 'U1', 140, -95, 45, 'top'],
+  ])('parses %s into components in mm', async (file, designator, x, y, rotation, side) => {
+    const res = await api('POST', '/api/v1/devices/pnp-01/orders/parse', { filename: file, encoding: 'base64', data: fixture(file) })
+    expect(res.status).toBe(200)
+    const parsed = res.body.parsed
+    expect(parsed.units).toBe('mm')
+    expect(parsed.count).toBe(parsed.components.length)
+    expect(parsed.components.find((c: { designator: string }) => c.designator === designator)).toMatchObject({ x, y, rotation, side })
+  })
+
+  it('shows the platform devices reporting heartbeats and telemetry', async () => {
+    const consoleHeaders = { 'x-console-token': 'test-console-token' }
+    const devices = await eventually(
+      async () => (await t.app.inject({ method: 'GET', url: '/api/admin/devices', headers: consoleHeaders })).json().devices,
+      (list: { online: boolean; device_id: string }[]) => list.length === 2 && list.every((d) => d.online),
+    )
+    expect(devices).toHaveLength(2)
+    const id = devices[0].device_id
+    const detail = await eventually(
+      async () => (await t.app.inject({ method: 'GET', url: `/api/admin/device/${id}/detail`, headers: consoleHeaders })).json(),
+      (d) => Object.keys(d.latest_telemetry ?? {}).length > 0,
+    )
+    expect(Object.keys(detail.latest_telemetry).length).toBeGreaterThan(0)
+  })
+
+  it('reconnects every machine after a server restart, within the back-off', async () => {
+    const reregistered = sim.machines.map((m) => once(m.agent, 'registered'))
+    await t.app.close()
+    t = await startTestApp(dialect, env, { database })
+    await t.app.listen({ port, host: '127.0.0.1' })
+    admin = await loginAs(t.app, 'admin', 'admin')
+    await Promise.all(reregistered)
+    const { body } = await api('GET', '/api/v1/devices')
+    expect(body.devices.map((d: { alive: boolean }) => d.alive)).toEqual([true, true])
+  })
+})
