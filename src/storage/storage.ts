@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider, type Transaction } from 'kysely'
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type MigrationProvider,
+  type SqliteDatabase as SqliteDialectDatabase,
+  type Transaction,
+} from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config/config.js'
 import type { Database } from './database.js'
@@ -36,7 +45,32 @@ function openSqlite(file: string | ':memory:'): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+}
+
+const STATEMENT_CACHE_SIZE = 256
+
+/**
+ * Kysely prepares every query anew; on hot paths (telemetry ingest) preparing costs more than
+ * running. Statements are cached by SQL text. Reuse is safe: Kysely runs one query at a time
+ * on its single SQLite connection.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
+  const cache = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text)
+      if (stmt) {
+        cache.delete(text)
+      } else {
+        stmt = sqlite.prepare(text)
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+      }
+      cache.set(text, stmt)
+      return stmt
+    },
+  }
 }
 
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
