@@ -19,6 +19,7 @@ import { createMetrics, installRequestMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { opsRoutes } from './http/ops-routes.js'
 import { installValidator } from './http/validator.js'
+import type { DeviceLinkOptions } from './link/link-options.js'
 import { getOrCreateSetting } from './storage/settings-repository.js'
 import type { Storage } from './storage/storage.js'
 
@@ -30,6 +31,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger']
   /** Time-out of the mini-program identity service (contract: 5 s). */
   wechatTimeoutMs?: number
+  /** Device-link timings (register time-out, pings); only tests change them. */
+  deviceLink?: DeviceLinkOptions
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
@@ -73,7 +76,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness })
   await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
-  await app.register(gatewayPlugin, { deps })
+  await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
   return app

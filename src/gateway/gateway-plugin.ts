@@ -1,5 +1,60 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
+import { LoginThrottle } from '../auth/login-throttle.js'
+import { createDeviceBus } from '../link/bus/create-device-bus.js'
+import { deviceLinkRoute } from '../link/device-link-route.js'
+import { createLinkMetrics } from '../link/link-metrics.js'
+import { LINK_DEFAULTS, type DeviceLinkOptions } from '../link/link-options.js'
+import { LinkRegistry } from '../link/link-registry.js'
+import { LinkServer } from '../link/link-server.js'
+import { StatusWriter } from '../link/status-writer.js'
+import { DeviceClient } from './device-client.js'
+import { adminRoutes } from './devices/admin-routes.js'
+import { BindingRepository } from './devices/binding-repository.js'
+import { DeviceAccess } from './devices/device-access.js'
+import { deviceLoginRoute } from './devices/device-login-route.js'
+import { DeviceRepository } from './devices/device-repository.js'
+import { deviceRoutes } from './devices/device-routes.js'
+import { overviewRoute } from './devices/overview-route.js'
+import { forwardingRoutes } from './forwarding/forwarding-routes.js'
+import type { GatewayContext } from './gateway-context.js'
+
+export interface GatewayPluginOptions {
+  deps: AppDeps
+  /** Device-link timings (tests shorten them); the defaults are the contract's. */
+  link?: DeviceLinkOptions
+}
 
 /** Gateway: device link, device registry and bindings, forwarding, overview, admin. */
-export const gatewayPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async () => {}
+export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link }) => {
+  const options = { ...LINK_DEFAULTS, ...link }
+  const { config } = deps
+  const registry = new LinkRegistry()
+  const { bus, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log)
+  if (readiness) deps.readiness.push(readiness)
+  // Runs after the device link's preClose closed every link, before the root closes storage.
+  app.addHook('onClose', async () => bus.close())
+
+  const metrics = createLinkMetrics(deps.metrics.registry, () => registry.size)
+  const devices = new DeviceRepository(deps.storage.db)
+  const bindings = new BindingRepository(deps.storage.db)
+  const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
+  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log })
+  registry.startPinging(options.pingIntervalMs)
+
+  const ctx: GatewayContext = {
+    deps,
+    devices,
+    bindings,
+    access: new DeviceAccess(devices, bindings),
+    bus,
+    client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
+    deviceLoginThrottle: new LoginThrottle(),
+  }
+  await app.register(deviceLinkRoute, { server })
+  await app.register(deviceRoutes, { ctx })
+  await app.register(overviewRoute, { ctx })
+  await app.register(deviceLoginRoute, { ctx })
+  await app.register(adminRoutes, { ctx })
+  await app.register(forwardingRoutes, { ctx })
+}

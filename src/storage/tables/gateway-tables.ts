@@ -1,3 +1,30 @@
-/** Tables owned by the gateway capability. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface GatewayTables {}
+import type { Generated } from 'kysely'
+
+/** Tables owned by the gateway capability: the device registry and user-to-device bindings. */
+export interface GatewayTables {
+  devices: {
+    device_id: string
+    hostname: string
+    ip: string
+    version: string
+    /** `sha256$<salt>$<digest>` of the device key; null after an administrator reset it. */
+    key_hash: string | null
+    /** JSON text: the last status object a heartbeat reported. */
+    last_status: string
+    /** Seconds since epoch, fractional. */
+    connect_time: number | null
+    last_heartbeat: number | null
+    /** The instance holding the link, a hint for live queries; may be stale after a crash. */
+    link_instance: string | null
+    /** The link this row was last written by; a closing link clears only its own columns. */
+    link_id: string | null
+    created_at: number
+  }
+  user_device_bindings: {
+    id: Generated<number>
+    username: string
+    user_id: string
+    device_id: string
+    created_at: number
+  }
+}

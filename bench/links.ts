@@ -1,0 +1,120 @@
+/**
+ * `npm run bench -- links [--links 5000]`: server memory per device link. The devices run in
+ * a child process (raw `ws`, one heartbeat at registration and every 15 s) so their memory
+ * does not count; the server's RSS is measured after a full GC before and after they link.
+ * Target: ≤ 30 KB per link.
+ */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import WebSocket from 'ws'
+import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config/config.js'
+import { openStorage } from '../src/storage/storage.js'
+
+const HERE = fileURLToPath(import.meta.url)
+const OPENING_AT_ONCE = 200
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`)
+  const value = i >= 0 ? Number(args[i + 1]) : fallback
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
+  return value
+}
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+async function settledRss(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  return process.memoryUsage().rss
+}
+
+/** Opens `count` links from a child process; resolves once all registered and sent a heartbeat. */
+async function openLinks(linkUrl: string, prefix: string, count: number) {
+  const child = fork(HERE, ['--links-child', linkUrl, prefix, String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const [message] = (await once(child, 'message')) as [{ linked: number; failed: number }]
+  if (message.failed > 0) throw new Error(`${message.failed} of ${count} links failed`)
+  return {
+    async close() {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    },
+  }
+}
+
+export default async function links(args: string[]): Promise<void> {
+  const count = option(args, 'links', 5000)
+  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
+  const storage = await openStorage(config.database)
+  await storage.migrate()
+  const app = await buildApp(config, { storage, logger: false })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const linkUrl = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/device-link`
+  const linked = async () => Number(/^fleetgate_device_links (\d+)/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1])
+  try {
+    // Warm every code path (and the allocator) before the baseline.
+    const warm = await openLinks(linkUrl, 'warm', 200)
+    await warm.close()
+    while ((await linked()) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    const before = await settledRss()
+    const started = Date.now()
+    const fleet = await openLinks(linkUrl, 'bench', count)
+    const seconds = (Date.now() - started) / 1000
+    if ((await linked()) !== count) throw new Error(`expected ${count} links, the server holds ${await linked()}`)
+    const after = await settledRss()
+    const perLink = (after - before) / count / 1024
+    console.log(`${count} links registered and heartbeating in ${seconds.toFixed(1)} s`)
+    console.log(`server RSS ${(before / 2 ** 20).toFixed(1)} MiB → ${(after / 2 ** 20).toFixed(1)} MiB`)
+    console.log(`RSS per link: ${perLink.toFixed(1)} KB (target ≤ 30 KB) ${perLink <= 30 ? 'OK' : 'ABOVE TARGET'}`)
+    await fleet.close()
+  } finally {
+    await app.close()
+  }
+}
+
+/** Child process: opens the links, reports once every one registered and sent a heartbeat, then keeps them up. */
+async function runDevices(linkUrl: string, prefix: string, count: number): Promise<void> {
+  let failed = 0
+  const sockets: WebSocket[] = []
+  const linkOne = (i: number) =>
+    new Promise<void>((resolve) => {
+      const ws = new WebSocket(linkUrl)
+      sockets.push(ws)
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'register', device_id: `${prefix}-${i}`, key: `bench-key-${prefix}-${i}-0000`, hostname: `${prefix}-${i}`, version: 'bench' })))
+      ws.on('message', (data) => {
+        if (JSON.parse(String(data)).type !== 'registered') return
+        const beat = () => ws.send(JSON.stringify({ type: 'heartbeat', status: { state: 'idle', uptime_s: process.uptime() } }))
+        beat()
+        setInterval(beat, 15_000).unref()
+        resolve()
+      })
+      ws.on('error', () => undefined)
+      ws.on('close', () => {
+        failed++
+        resolve()
+      })
+    })
+  for (let start = 0; start < count; start += OPENING_AT_ONCE) {
+    await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, count - start) }, (_, k) => linkOne(start + k)))
+  }
+  // Let the last heartbeats reach the server before reporting.
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  process.send!({ linked: count - failed, failed })
+  process.on('SIGTERM', () => {
+    for (const ws of sockets) ws.terminate()
+    process.exit(0)
+  })
+  setInterval(() => undefined, 60_000)
+}
+
+if (process.argv[2] === '--links-child') {
+  const [, , , linkUrl, prefix, count] = process.argv
+  void runDevices(linkUrl!, prefix!, Number(count))
+}

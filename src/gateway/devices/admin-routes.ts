@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { CLOSE_CODES, notFound } from '../../errors.js'
+import { listAudit, writeAudit } from '../../storage/audit-repository.js'
+import type { GatewayContext } from '../gateway-context.js'
+import { AuditList, AuditQuery, BindingDeleted, BindingList, BindingListQuery, BindingParams, DeviceForgotten, KeyReset } from './admin-schemas.js'
+import { DeviceParams } from './device-schemas.js'
+
+const DEFAULT_LIMIT = 100
+
+/** /api/v1/admin: bindings, forgetting devices, key resets and the audit log (administrators). */
+export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
+  const { bindings, devices, bus, deps } = ctx
+  const db = deps.storage.db
+  const common = { onRequest: deps.authenticator.requireAdmin }
+  const tags = ['admin']
+  const security = [{ bearer: [] }]
+
+  app.get('/api/v1/admin/bindings', { ...common, schema: { tags, security, querystring: BindingListQuery, response: { 200: BindingList } } }, async (request) => {
+    const page = await bindings.page({ ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT })
+    return { success: true, bindings: page.rows, ...(page.more ? { next_after: page.rows[page.rows.length - 1]!.id } : {}) }
+  })
+
+  app.delete(
+    '/api/v1/admin/bindings/:username/:device_id',
+    { ...common, schema: { tags, security, params: BindingParams, response: { 200: BindingDeleted } } },
+    async (request) => {
+      const { username, device_id } = request.params
+      const deleted = await bindings.unbind(username, device_id)
+      await writeAudit(db, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } })
+      if (!deleted) throw notFound(`No binding of ${username} to ${device_id}`)
+      return { success: true, username, device_id, deleted: true }
+    },
+  )
+
+  app.delete(
+    '/api/v1/admin/devices/:device_id',
+    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: DeviceForgotten } } },
+    async (request) => {
+      const { device_id } = request.params
+      const forgotten = await devices.forget(device_id)
+      await writeAudit(db, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id })
+      if (!forgotten) throw notFound(`No device ${device_id}`)
+      // A forgotten device must not stay linked; 4401 tells it its identity is no longer accepted.
+      await bus.disconnect(device_id, CLOSE_CODES.unauthorized, 'device forgotten by an administrator').catch((err: unknown) => {
+        request.log.warn({ err, device_id }, 'could not close the link of a forgotten device')
+      })
+      return { success: true, device_id, forgotten: true }
+    },
+  )
+
+  app.delete(
+    '/api/v1/admin/devices/:device_id/key',
+    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: KeyReset } } },
+    async (request) => {
+      const { device_id } = request.params
+      const reset = await devices.resetKey(device_id)
+      await writeAudit(db, { actor: request.user!.username, action: 'device.key_reset', outcome: reset ? 'reset' : 'not_found', device_id })
+      if (!reset) throw notFound(`No device ${device_id}`)
+      return { success: true, device_id, key_reset: true }
+    },
+  )
+
+  app.get('/api/v1/admin/audit', { ...common, schema: { tags, security, querystring: AuditQuery, response: { 200: AuditList } } }, async (request) => {
+    const { records, next_before } = await listAudit(db, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT })
+    return { success: true, records, ...(next_before !== undefined ? { next_before } : {}) }
+  })
+}

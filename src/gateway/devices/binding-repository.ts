@@ -1,0 +1,50 @@
+import type { Selectable } from 'kysely'
+import type { Database } from '../../storage/database.js'
+import { nowSeconds, type Db } from '../../storage/storage.js'
+
+export type BindingRow = Selectable<Database['user_device_bindings']>
+
+export interface BindingQuery {
+  limit: number
+  /** Cursor: only bindings with a larger id. */
+  after?: number
+  username?: string
+  device_id?: string
+}
+
+/** Which user may see and drive which device (created by a successful device login). */
+export class BindingRepository {
+  constructor(private readonly db: Db) {}
+
+  async bind(user: { id: string; username: string }, deviceId: string): Promise<void> {
+    await this.db
+      .insertInto('user_device_bindings')
+      .values({ username: user.username, user_id: user.id, device_id: deviceId, created_at: nowSeconds() })
+      .onConflict((oc) => oc.columns(['username', 'device_id']).doNothing())
+      .execute()
+  }
+
+  async isBound(username: string, deviceId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('user_device_bindings')
+      .select('id')
+      .where('username', '=', username)
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst()
+    return row !== undefined
+  }
+
+  async page(q: BindingQuery): Promise<{ rows: BindingRow[]; more: boolean }> {
+    let query = this.db.selectFrom('user_device_bindings').selectAll().orderBy('id').limit(q.limit + 1)
+    if (q.after !== undefined) query = query.where('id', '>', q.after)
+    if (q.username !== undefined) query = query.where('username', '=', q.username)
+    if (q.device_id !== undefined) query = query.where('device_id', '=', q.device_id)
+    const rows = await query.execute()
+    return { rows: rows.slice(0, q.limit), more: rows.length > q.limit }
+  }
+
+  async unbind(username: string, deviceId: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('user_device_bindings').where('username', '=', username).where('device_id', '=', deviceId).executeTakeFirst()
+    return Number(deleted.numDeletedRows) === 1
+  }
+}

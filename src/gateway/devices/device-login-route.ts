@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { throttleKey } from '../../auth/login-throttle.js'
+import { AppError, errorWithStatus } from '../../errors.js'
+import { badDeviceResponse, deviceError, deviceMessage, isPlainObject } from '../forwarding/device-answers.js'
+import { requestUser, type GatewayContext } from '../gateway-context.js'
+import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'
+
+const ROUTE = 'POST /api/v1/devices/:device_id/auth/login'
+
+/**
+ * POST /api/v1/devices/{device_id}/auth/login: the device checks the credentials (forwarded
+ * as POST /auth/login); when it accepts them the caller is bound to the device.
+ */
+export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
+  const { client, bindings, deviceLoginThrottle: throttle } = ctx
+
+  app.post(
+    '/api/v1/devices/:device_id/auth/login',
+    {
+      onRequest: ctx.deps.authenticator.requireUser,
+      schema: {
+        tags: ['devices'],
+        security: [{ bearer: [] }],
+        params: DeviceParams,
+        body: DeviceLoginBody,
+        response: { 200: DeviceLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const user = request.user!
+      const deviceId = request.params.device_id
+      const { username, password } = request.body
+      const key = throttleKey(request.socket.remoteAddress ?? '', username)
+      const wait = throttle.retryAfter(key)
+      if (wait > 0) {
+        reply.header('retry-after', String(wait))
+        throw new AppError('rate_limited', 'Too many failed device logins; try again later', { retry_after: wait })
+      }
+      const call = { method: 'POST' as const, path: '/auth/login', query: {}, body: { username, password }, user: requestUser(user) }
+      const answer = await client.call(deviceId, call, ROUTE)
+      if (answer.status === 401 || answer.status === 403) {
+        throttle.fail(key)
+        throw errorWithStatus('device_auth_failed', answer.status, deviceMessage(answer))
+      }
+      if (answer.status >= 400) throw deviceError(answer)
+      const data = answer.data
+      if (answer.status < 200 || answer.status >= 300 || !isPlainObject(data) || !isPlainObject(data.user)) {
+        throw badDeviceResponse('Device accepted the login without a user object')
+      }
+      throttle.succeed(key)
+      await bindings.bind(user, deviceId)
+      return { success: true, device_id: deviceId, user: data.user }
+    },
+  )
+}

@@ -1,0 +1,61 @@
+import type { Static } from '@sinclair/typebox'
+import type { DeviceBus } from '../../link/bus/device-bus.js'
+import type { LiveState } from '../../link/live-state.js'
+import type { DeviceRow } from './device-repository.js'
+import type { ConnectionRecord, DeviceRecord } from './device-schemas.js'
+
+export type DeviceRecordValue = Static<typeof DeviceRecord>
+
+/** The API record: the stored row, overlaid with the live state when the device is linked. */
+export function deviceRecord(row: DeviceRow, live: LiveState | undefined): DeviceRecordValue {
+  const stored = {
+    device_id: row.device_id,
+    hostname: row.hostname,
+    ip: row.ip,
+    version: row.version,
+    connect_time: row.connect_time,
+    last_heartbeat: row.last_heartbeat,
+    last_status: parseStatus(row.last_status),
+  }
+  if (!live) return { ...stored, messages_sent: 0, messages_received: 0, alive: false, registered: false, connected: false }
+  const beaten = live.last_heartbeat !== null
+  return {
+    ...stored,
+    hostname: live.hostname,
+    ip: live.ip,
+    version: live.version,
+    connect_time: live.connect_time,
+    // Before the link's first heartbeat, the last one stored (from an earlier link) still stands.
+    last_heartbeat: beaten ? live.last_heartbeat : stored.last_heartbeat,
+    last_status: beaten ? live.last_status : stored.last_status,
+    messages_sent: live.messages_sent,
+    messages_received: live.messages_received,
+    alive: live.alive,
+    registered: true,
+    connected: true,
+  }
+}
+
+export function connectionRecord(record: DeviceRecordValue): Static<typeof ConnectionRecord> {
+  const { connected, alive, connect_time, last_heartbeat, messages_sent, messages_received } = record
+  return { connected, alive, connect_time, last_heartbeat, messages_sent, messages_received }
+}
+
+export async function deviceRecords(bus: DeviceBus, rows: readonly DeviceRow[]): Promise<DeviceRecordValue[]> {
+  const live = rows.length > 0 ? await bus.live(rows) : new Map<string, LiveState>()
+  return rows.map((row) => deviceRecord(row, live.get(row.device_id)))
+}
+
+/** The record of one device, asking the bus for its live state. */
+export async function liveRecord(bus: DeviceBus, row: DeviceRow): Promise<DeviceRecordValue> {
+  return deviceRecord(row, (await bus.live([row])).get(row.device_id))
+}
+
+function parseStatus(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}

@@ -1,0 +1,137 @@
+import type { DeviceLink } from '../../link/device-link.js'
+import { hashDeviceKey, sameSecret, verifyDeviceKey } from '../../link/key-hash.js'
+import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
+import type { RegisterFrame } from '../../sdk/frames.js'
+import type { Selectable } from 'kysely'
+import type { Database } from '../../storage/database.js'
+import { nowSeconds, type Db } from '../../storage/storage.js'
+
+const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
+
+export type DeviceRow = Pick<Selectable<Database['devices']>, (typeof COLUMNS)[number]>
+
+export interface DevicePageQuery {
+  limit: number
+  after?: string
+  /** Only devices bound to this user (non-administrators). */
+  boundTo?: string
+  /** Only devices the registry believes linked (a hint; live state decides). */
+  linkedOnly?: boolean
+}
+
+/** The device registry: records that persist across restarts, and the link bookkeeping. */
+export class DeviceRepository implements LinkStore {
+  constructor(private readonly db: Db) {}
+
+  async admit(frame: RegisterFrame, enrollToken: string | undefined): Promise<AdmitVerdict> {
+    for (;;) {
+      const row = await this.db.selectFrom('devices').select('key_hash').where('device_id', '=', frame.device_id).executeTakeFirst()
+      if (row?.key_hash) return verifyDeviceKey(frame.key, row.key_hash) ? 'accepted' : 'wrong_key'
+      if (row) {
+        // An administrator reset the key: the next key presented is trusted.
+        const reset = await this.db
+          .updateTable('devices')
+          .set({ key_hash: hashDeviceKey(frame.key) })
+          .where('device_id', '=', frame.device_id)
+          .where('key_hash', 'is', null)
+          .executeTakeFirst()
+        if (Number(reset.numUpdatedRows) === 1) return 'accepted'
+        continue
+      }
+      if (enrollToken !== undefined && !sameSecret(frame.enroll_token, enrollToken)) return 'enroll_refused'
+      const inserted = await this.db
+        .insertInto('devices')
+        .values({
+          device_id: frame.device_id,
+          hostname: frame.hostname,
+          ip: frame.ip ?? '',
+          version: frame.version,
+          key_hash: hashDeviceKey(frame.key),
+          last_status: '{}',
+          created_at: nowSeconds(),
+        })
+        .onConflict((oc) => oc.column('device_id').doNothing())
+        .executeTakeFirst()
+      if (Number(inserted.numInsertedOrUpdatedRows) === 1) return 'accepted'
+      // Another connection recorded the id first: check against its key.
+    }
+  }
+
+  async linkOpened(link: DeviceLink, instanceId: string): Promise<void> {
+    const { deviceId, hostname, ip, version, linkId } = link.identity
+    await this.db
+      .updateTable('devices')
+      .set({ hostname, ip, version, connect_time: link.connectTime, link_instance: instanceId, link_id: linkId })
+      .where('device_id', '=', deviceId)
+      .execute()
+  }
+
+  async saveStatus(links: readonly DeviceLink[]): Promise<void> {
+    const beating = links.filter((l) => l.lastHeartbeat !== null)
+    if (beating.length === 0) return
+    await this.db.transaction().execute(async (trx) => {
+      for (const link of beating) {
+        await trx
+          .updateTable('devices')
+          .set({ last_heartbeat: link.lastHeartbeat, last_status: JSON.stringify(link.lastStatus) })
+          .where('device_id', '=', link.deviceId)
+          .where('link_id', '=', link.identity.linkId)
+          .execute()
+      }
+    })
+  }
+
+  async linkClosed(link: DeviceLink): Promise<void> {
+    const heartbeat = link.lastHeartbeat === null ? {} : { last_heartbeat: link.lastHeartbeat, last_status: JSON.stringify(link.lastStatus) }
+    await this.db
+      .updateTable('devices')
+      .set({ ...heartbeat, link_instance: null, link_id: null })
+      .where('device_id', '=', link.deviceId)
+      .where('link_id', '=', link.identity.linkId)
+      .execute()
+  }
+
+  async find(deviceId: string): Promise<DeviceRow | undefined> {
+    return this.db.selectFrom('devices').select(COLUMNS).where('device_id', '=', deviceId).executeTakeFirst()
+  }
+
+  /** One page sorted by device id (byte order), plus whether more follow. */
+  async page(q: DevicePageQuery): Promise<{ rows: DeviceRow[]; more: boolean }> {
+    let query = this.db
+      .selectFrom('devices')
+      .select(COLUMNS.map((c) => `devices.${c}` as const))
+      .orderBy('devices.device_id')
+      .limit(q.limit + 1)
+    if (q.after !== undefined) query = query.where('devices.device_id', '>', q.after)
+    if (q.linkedOnly) query = query.where('devices.link_instance', 'is not', null)
+    if (q.boundTo !== undefined) {
+      const username = q.boundTo
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('user_device_bindings')
+            .select('user_device_bindings.id')
+            .whereRef('user_device_bindings.device_id', '=', 'devices.device_id')
+            .where('user_device_bindings.username', '=', username),
+        ),
+      )
+    }
+    const rows = await query.execute()
+    return { rows: rows.slice(0, q.limit), more: rows.length > q.limit }
+  }
+
+  /** Removes the record, its key and its bindings; false when unknown. */
+  async forget(deviceId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('user_device_bindings').where('device_id', '=', deviceId).execute()
+      const deleted = await trx.deleteFrom('devices').where('device_id', '=', deviceId).executeTakeFirst()
+      return Number(deleted.numDeletedRows) === 1
+    })
+  }
+
+  /** Forgets the key: the next registration's key is trusted. False when unknown. */
+  async resetKey(deviceId: string): Promise<boolean> {
+    const updated = await this.db.updateTable('devices').set({ key_hash: null }).where('device_id', '=', deviceId).executeTakeFirst()
+    return Number(updated.numUpdatedRows) === 1
+  }
+}

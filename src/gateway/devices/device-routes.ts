@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Static } from '@sinclair/typebox'
+import { isAdmin } from '../../auth/authenticator.js'
+import type { AuthUser } from '../../auth/user-directory.js'
+import type { GatewayContext } from '../gateway-context.js'
+import { connectionRecord, deviceRecords, liveRecord } from './device-records.js'
+import {
+  ConnectionAnswer,
+  DeviceAnswer,
+  DeviceList,
+  DeviceListQuery,
+  DeviceParams,
+  DiscoverList,
+  MinimalDeviceRecord,
+  StatusAnswer,
+} from './device-schemas.js'
+
+/** Contract §5: device lists default to 1000 (other lists to 100). */
+const DEFAULT_LIMIT = 1000
+
+/** GET /api/v1/devices, /discover, /{device_id}, /status, /connection (seed §4.2). */
+export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
+  const { devices, bus, access } = ctx
+  const common = { onRequest: ctx.deps.authenticator.requireUser }
+  const tags = ['devices']
+  const security = [{ bearer: [] }]
+
+  app.get('/api/v1/devices', { ...common, schema: { tags, security, querystring: DeviceListQuery, response: { 200: DeviceList } } }, async (request) => {
+    const user = request.user!
+    const { limit = DEFAULT_LIMIT, after } = request.query
+    const page = await devices.page({ limit, after, boundTo: isAdmin(user) ? undefined : user.username })
+    const records = await deviceRecords(bus, page.rows)
+    return { success: true, devices: records, ...(page.more ? { next_after: records[records.length - 1]!.device_id } : {}) }
+  })
+
+  app.get(
+    '/api/v1/devices/discover',
+    { ...common, schema: { tags, security, querystring: DeviceListQuery, response: { 200: DiscoverList } } },
+    async (request) => {
+      const { limit = DEFAULT_LIMIT } = request.query
+      const found: Static<typeof MinimalDeviceRecord>[] = []
+      let after = request.query.after
+      let more = true
+      // Only linked devices are candidates; live state decides which are alive.
+      while (more && found.length < limit) {
+        const page = await devices.page({ limit: 1000, after, linkedOnly: true })
+        const live = page.rows.length > 0 ? await bus.live(page.rows) : new Map()
+        more = page.more
+        for (const [i, row] of page.rows.entries()) {
+          after = row.device_id
+          const state = live.get(row.device_id)
+          if (!state?.alive) continue
+          found.push({ device_id: row.device_id, hostname: state.hostname, version: state.version, alive: true })
+          if (found.length === limit) {
+            more ||= i < page.rows.length - 1
+            break
+          }
+        }
+      }
+      return { success: true, devices: found, ...(more && found.length > 0 ? { next_after: found[found.length - 1]!.device_id } : {}) }
+    },
+  )
+
+  const visibleRecord = async (user: AuthUser, deviceId: string) => liveRecord(bus, await access.visibleRow(user, deviceId))
+
+  app.get('/api/v1/devices/:device_id', { ...common, schema: { tags, security, params: DeviceParams, response: { 200: DeviceAnswer } } }, async (request) => ({
+    success: true,
+    device: await visibleRecord(request.user!, request.params.device_id),
+  }))
+
+  app.get(
+    '/api/v1/devices/:device_id/status',
+    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: StatusAnswer } } },
+    async (request) => ({ success: true, status: (await visibleRecord(request.user!, request.params.device_id)).last_status }),
+  )
+
+  app.get(
+    '/api/v1/devices/:device_id/connection',
+    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: ConnectionAnswer } } },
+    async (request) => ({ success: true, ...connectionRecord(await visibleRecord(request.user!, request.params.device_id)) }),
+  )
+}

@@ -1,0 +1,24 @@
+import type { AppDeps } from '../app-deps.js'
+import type { AuthUser } from '../auth/user-directory.js'
+import type { LoginThrottle } from '../auth/login-throttle.js'
+import type { DeviceBus } from '../link/bus/device-bus.js'
+import type { RequestUser } from '../sdk/frames.js'
+import type { DeviceClient } from './device-client.js'
+import type { BindingRepository } from './devices/binding-repository.js'
+import type { DeviceAccess } from './devices/device-access.js'
+import type { DeviceRepository } from './devices/device-repository.js'
+
+/** What the gateway's route plugins share, built once in `gatewayPlugin`. */
+export interface GatewayContext {
+  deps: AppDeps
+  devices: DeviceRepository
+  bindings: BindingRepository
+  access: DeviceAccess
+  bus: DeviceBus
+  client: DeviceClient
+  /** Failed device logins per (client address, device-side username); separate from gateway logins. */
+  deviceLoginThrottle: LoginThrottle
+}
+
+/** The user a request frame names: who the device is working for. */
+export const requestUser = (user: AuthUser): RequestUser => ({ id: user.id, username: user.username, role: user.role })

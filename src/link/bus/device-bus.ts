@@ -1,0 +1,32 @@
+import type { RequestFrame, ResponseFrame } from '../../sdk/frames.js'
+import type { LinkHint, LiveState } from '../live-state.js'
+
+/** A forwarded call as the bus carries it: a request frame without its type and id. */
+export type DeviceCall = Omit<RequestFrame, 'type' | 'id'>
+
+/** The device's answer: the status and data of its response frame. */
+export type DeviceAnswer = Pick<ResponseFrame, 'status' | 'data'>
+
+/**
+ * "Send this request to device X and await the answer", wherever X is linked. One
+ * implementation per deployment: in-process (one instance) or NATS (several instances).
+ */
+export interface DeviceBus {
+  /** This instance's id, recorded as the holder of the links it accepts. */
+  readonly instanceId: string
+  /**
+   * Forwards `call` and resolves with the device's answer. Rejects with an `AppError`:
+   * `device_unavailable` (not linked, or the link closed), `device_busy` (64 in flight) or
+   * `device_timeout` (no answer within `timeoutMs`).
+   */
+  request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>
+  /** Live state of the devices linked anywhere; a device absent from the map is not linked. */
+  live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>>
+  /** Makes this instance the device's only holder: a link elsewhere is closed with 4409. */
+  claim(deviceId: string): Promise<void>
+  /** This instance no longer holds a link of the device. */
+  release(deviceId: string): void
+  /** Closes the device's link, wherever it is. */
+  disconnect(deviceId: string, code: number, reason: string): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto'
+import { unavailable } from '../device-link.js'
+import type { LinkRegistry } from '../link-registry.js'
+import type { LinkHint, LiveState } from '../live-state.js'
+import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
+
+/** One instance: every device the gateway can reach is linked to this process. */
+export class InProcessDeviceBus implements DeviceBus {
+  readonly instanceId: string
+
+  constructor(
+    private readonly registry: LinkRegistry,
+    private readonly aliveMs: number,
+    instanceId: string = randomUUID(),
+  ) {
+    this.instanceId = instanceId
+  }
+
+  request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
+    const link = this.registry.get(deviceId)
+    if (!link) return Promise.reject(unavailable(deviceId))
+    return link.request(call, timeoutMs)
+  }
+
+  async live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>> {
+    return this.localLive(devices.map((d) => d.device_id))
+  }
+
+  /** Snapshots of the given devices linked to this process. */
+  localLive(deviceIds: readonly string[]): Map<string, LiveState> {
+    const result = new Map<string, LiveState>()
+    for (const id of deviceIds) {
+      const link = this.registry.get(id)
+      if (link) result.set(id, link.snapshot(this.aliveMs))
+    }
+    return result
+  }
+
+  async claim(): Promise<void> {}
+
+  release(): void {}
+
+  async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
+    this.registry.get(deviceId)?.close(code, reason)
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { ErrorCode, type NatsConnection, type Subscription } from 'nats'
+import { AppError, CLOSE_CODES, type ErrorCode as AppErrorCode } from '../../errors.js'
+import type { LinkRegistry } from '../link-registry.js'
+import type { LinkHint, LiveState } from '../live-state.js'
+import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
+import { InProcessDeviceBus } from './in-process-device-bus.js'
+import { NatsRpc } from './nats-rpc.js'
+import { natsSubjects } from './nats-subjects.js'
+
+/** Margin on top of the device time-out so the holder's own 504 usually wins over NATS's. */
+const REQUEST_MARGIN_MS = 1000
+const CONTROL_TIMEOUT_MS = 2000
+const LIVE_TIMEOUT_MS = 1000
+const PASSED_THROUGH: ReadonlySet<string> = new Set<AppErrorCode>(['device_unavailable', 'device_busy', 'device_timeout', 'bad_device_response', 'payload_too_large'])
+
+type RequestMessage = { call: DeviceCall; timeout_ms: number }
+type RequestReply = { answer: DeviceAnswer } | { error: string; message: string }
+type ControlMessage = { kind: 'takeover'; instance: string } | { kind: 'disconnect'; code: number; reason: string }
+type LiveReply = { live: Record<string, LiveState> }
+
+/**
+ * Several instances: the instance holding a device's link subscribes to the device's request
+ * subject; any instance forwards with request-reply. "No responders" means linked nowhere.
+ * Live state is asked of the holding instance, named by the registry's `link_instance` hint.
+ */
+export class NatsDeviceBus implements DeviceBus {
+  readonly instanceId = randomUUID()
+  private readonly local: InProcessDeviceBus
+  private readonly rpc: NatsRpc
+  private readonly held = new Map<string, Subscription[]>()
+  private readonly liveSubscription: Subscription
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly registry: LinkRegistry,
+    aliveMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.local = new InProcessDeviceBus(registry, aliveMs, this.instanceId)
+    this.rpc = new NatsRpc(nc)
+    this.liveSubscription = this.rpc.serve(natsSubjects.live(this.instanceId), async (msg) => this.answerLive(msg), this.onError)
+  }
+
+  async request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
+    if (this.registry.get(deviceId)) return this.local.request(deviceId, call, timeoutMs)
+    let reply: RequestReply
+    try {
+      const message: RequestMessage = { call, timeout_ms: timeoutMs }
+      reply = (await this.rpc.request(natsSubjects.request(deviceId), message, timeoutMs + REQUEST_MARGIN_MS)) as RequestReply
+    } catch (err) {
+      throw busError(deviceId, err, timeoutMs)
+    }
+    if ('answer' in reply) return reply.answer
+    const code = PASSED_THROUGH.has(reply.error) ? (reply.error as AppErrorCode) : 'device_unavailable'
+    throw new AppError(code, reply.message)
+  }
+
+  async live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>> {
+    const result = this.local.localLive(devices.map((d) => d.device_id))
+    const byInstance = new Map<string, string[]>()
+    for (const { device_id, link_instance } of devices) {
+      if (result.has(device_id) || !link_instance || link_instance === this.instanceId) continue
+      byInstance.set(link_instance, [...(byInstance.get(link_instance) ?? []), device_id])
+    }
+    await Promise.all(
+      [...byInstance].map(async ([instance, ids]) => {
+        try {
+          const reply = (await this.rpc.request(natsSubjects.live(instance), { ids }, LIVE_TIMEOUT_MS)) as LiveReply
+          for (const [id, state] of Object.entries(reply.live)) result.set(id, state)
+        } catch {
+          // The instance is gone (or unreachable): its devices count as not linked.
+        }
+      }),
+    )
+    return result
+  }
+
+  async claim(deviceId: string): Promise<void> {
+    if (this.held.has(deviceId)) return
+    try {
+      await this.rpc.request(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId } satisfies ControlMessage, CONTROL_TIMEOUT_MS)
+    } catch (err) {
+      if (codeOf(err) !== ErrorCode.NoResponders) this.log.warn({ deviceId, err }, 'no answer to the takeover notice; linking anyway')
+    }
+    if (this.held.has(deviceId)) return
+    this.held.set(deviceId, [
+      this.rpc.serve(natsSubjects.request(deviceId), async (msg) => this.answerRequest(deviceId, msg as RequestMessage), this.onError),
+      this.rpc.serve(natsSubjects.control(deviceId), async (msg) => this.answerControl(deviceId, msg as ControlMessage), this.onError),
+    ])
+    await this.nc.flush()
+  }
+
+  release(deviceId: string): void {
+    for (const sub of this.held.get(deviceId) ?? []) sub.unsubscribe()
+    this.held.delete(deviceId)
+  }
+
+  async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
+    if (this.registry.get(deviceId)) return this.local.disconnect(deviceId, code, reason)
+    try {
+      await this.rpc.request(natsSubjects.control(deviceId), { kind: 'disconnect', code, reason } satisfies ControlMessage, CONTROL_TIMEOUT_MS)
+    } catch (err) {
+      if (codeOf(err) !== ErrorCode.NoResponders) throw busError(deviceId, err, CONTROL_TIMEOUT_MS)
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.held.keys()]) this.release(id)
+    this.liveSubscription.unsubscribe()
+    if (this.nc.isClosed()) return
+    const drained = this.nc.drain().catch(() => undefined)
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
+    await Promise.race([drained, timeout])
+    if (!this.nc.isClosed()) await this.nc.close()
+  }
+
+  private async answerRequest(deviceId: string, msg: RequestMessage): Promise<RequestReply> {
+    try {
+      return { answer: await this.local.request(deviceId, msg.call, msg.timeout_ms) }
+    } catch (err) {
+      if (err instanceof AppError) return { error: String(err.code), message: err.message }
+      return { error: 'device_unavailable', message: `Device ${deviceId} is not connected` }
+    }
+  }
+
+  private async answerControl(deviceId: string, msg: ControlMessage): Promise<{ ok: true }> {
+    if (msg.kind === 'takeover' && msg.instance === this.instanceId) return { ok: true }
+    const link = this.registry.get(deviceId)
+    if (msg.kind === 'takeover') {
+      if (link) {
+        link.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
+        this.registry.remove(link)
+      }
+      this.release(deviceId)
+    } else {
+      link?.close(msg.code, msg.reason)
+    }
+    return { ok: true }
+  }
+
+  private answerLive(msg: unknown): LiveReply {
+    const ids = (msg as { ids?: unknown }).ids
+    const live = this.local.localLive(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [])
+    return { live: Object.fromEntries(live) }
+  }
+
+  private readonly onError = (err: unknown) => this.log.error({ err }, 'NATS device bus error')
+}
+
+const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code
+
+function busError(deviceId: string, err: unknown, timeoutMs: number): AppError {
+  switch (codeOf(err)) {
+    case ErrorCode.NoResponders:
+      return new AppError('device_unavailable', `Device ${deviceId} is not connected`)
+    case ErrorCode.Timeout:
+      return new AppError('device_timeout', `Device ${deviceId} did not answer within ${timeoutMs} ms`)
+    case ErrorCode.MaxPayloadExceeded:
+      return new AppError('payload_too_large', 'Request too large for the inter-instance bus')
+    default:
+      return new AppError('device_unavailable', `Device ${deviceId} unreachable over the bus: ${(err as Error)?.message ?? err}`)
+  }
+}

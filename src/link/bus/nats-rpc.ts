@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto'
+import type { Msg, NatsConnection, Subscription } from 'nats'
+import { natsSubjects } from './nats-subjects.js'
+
+/** Placeholder sent instead of a message larger than max_payload; the receiver fetches the chunks. */
+interface BlobRef {
+  $blob: { subject: string; size: number; chunks: number }
+}
+
+const HEADROOM = 4096
+/** How long the chunks of a large message stay available to be fetched. */
+const BLOB_TTL_MS = 60_000
+
+/**
+ * JSON request-reply over NATS. Messages above the server's `max_payload` (1 MiB by default;
+ * forwarded bodies may reach 16 MiB) travel as chunks the receiver fetches one by one.
+ */
+export class NatsRpc {
+  constructor(private readonly nc: NatsConnection) {}
+
+  async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
+    const reply = await this.nc.request(subject, this.encode(value), { timeout: timeoutMs })
+    return this.decode(reply.data, timeoutMs)
+  }
+
+  /** Answers every message on `subject` with `handler`'s result. */
+  serve(subject: string, handler: (value: unknown) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
+    return this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return onError(err)
+        void this.answer(msg, handler).catch(onError)
+      },
+    })
+  }
+
+  private async answer(msg: Msg, handler: (value: unknown) => Promise<unknown>): Promise<void> {
+    const result = await handler(await this.decode(msg.data, BLOB_TTL_MS))
+    if (msg.reply) msg.respond(this.encode(result))
+  }
+
+  private get chunkSize(): number {
+    return Math.max(64 * 1024, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM)
+  }
+
+  private encode(value: unknown): Uint8Array {
+    const bytes = Buffer.from(JSON.stringify(value ?? null), 'utf8')
+    const size = this.chunkSize
+    if (bytes.length <= size) return bytes
+    const chunks = Math.ceil(bytes.length / size)
+    const subject = natsSubjects.blob(randomUUID())
+    const sub = this.nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        const index = Number(new TextDecoder().decode(msg.data))
+        if (Number.isInteger(index) && index >= 0 && index < chunks) msg.respond(bytes.subarray(index * size, (index + 1) * size))
+        else msg.respond(new Uint8Array())
+        if (index === chunks - 1) sub.unsubscribe()
+      },
+    })
+    setTimeout(() => sub.unsubscribe(), BLOB_TTL_MS).unref()
+    const ref: BlobRef = { $blob: { subject, size: bytes.length, chunks } }
+    return Buffer.from(JSON.stringify(ref), 'utf8')
+  }
+
+  private async decode(data: Uint8Array, timeoutMs: number): Promise<unknown> {
+    const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'))
+    if (!isBlobRef(value)) return value
+    const { subject, size, chunks } = value.$blob
+    const parts: Uint8Array[] = []
+    for (let i = 0; i < chunks; i++) parts.push((await this.nc.request(subject, Buffer.from(String(i)), { timeout: timeoutMs })).data)
+    const whole = Buffer.concat(parts)
+    if (whole.length !== size) throw new Error(`large message arrived incomplete (${whole.length} of ${size} bytes)`)
+    return JSON.parse(whole.toString('utf8'))
+  }
+}
+
+function isBlobRef(value: unknown): value is BlobRef {
+  return typeof value === 'object' && value !== null && '$blob' in value && typeof (value as BlobRef).$blob?.subject === 'string'
+}

@@ -1,0 +1,18 @@
+/**
+ * Subjects of the NATS device bus. A device id may contain `.`, the subject token separator,
+ * and may start with one (an empty token is invalid): `.` is written `%2E`, which no id contains.
+ */
+const PREFIX = 'fleetgate'
+
+const token = (id: string) => id.replaceAll('.', '%2E')
+
+export const natsSubjects = {
+  /** Request-reply: a forwarded call to the device; only the instance holding its link subscribes. */
+  request: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.request`,
+  /** Request-reply: take over or close the device's link (the holder answers once done). */
+  control: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.control`,
+  /** Request-reply: live state of devices linked to one instance. */
+  live: (instanceId: string) => `${PREFIX}.instance.${token(instanceId)}.live`,
+  /** Chunks of one message too large for the server's max_payload. */
+  blob: (blobId: string) => `${PREFIX}.blob.${blobId}`,
+}

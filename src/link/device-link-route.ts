@@ -1,0 +1,31 @@
+import websocket from '@fastify/websocket'
+import type { FastifyPluginAsync } from 'fastify'
+import { badRequest } from '../errors.js'
+import { DEVICE_LINK_PATH, MAX_FRAME_BYTES } from '../sdk/frames.js'
+import type { LinkServer } from './link-server.js'
+
+/** GET /api/v1/device-link: the WebSocket pick-and-place machines keep open (contract §4). */
+export const deviceLinkRoute: FastifyPluginAsync<{ server: LinkServer }> = async (app, { server }) => {
+  await app.register(websocket, {
+    // ws closes the link with 1009 on a larger frame.
+    options: { maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
+    // Socket errors are followed by a close event, which the link server handles; the default
+    // handler would terminate the socket before a 1009 close frame got out.
+    errorHandler: (error, _socket, request) => request.log.debug({ err: error }, 'device link socket error'),
+    preClose: async () => {
+      await server.shutdown()
+      app.websocketServer.close()
+    },
+  })
+  app.route({
+    method: 'GET',
+    url: DEVICE_LINK_PATH,
+    schema: { hide: true },
+    handler: async () => {
+      throw badRequest('The device link accepts only a WebSocket upgrade (see docs/device-link.md)')
+    },
+    wsHandler: (socket, request) => {
+      server.accept(socket, request.socket.remoteAddress ?? '')
+    },
+  })
+}

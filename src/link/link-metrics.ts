@@ -1,0 +1,45 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+
+export interface LinkMetrics {
+  inFlight: Gauge
+  unknownResponses: Counter
+  closes: Counter<'code'>
+  requestDuration: Histogram<'route' | 'outcome'>
+}
+
+/** Device-link metrics on the app's registry; `linkedCount` is read at scrape time. */
+export function createLinkMetrics(registry: Registry, linkedCount: () => number): LinkMetrics {
+  new Gauge({
+    name: 'fleetgate_device_links',
+    help: 'Registered device links held by this instance',
+    registers: [registry],
+    collect() {
+      this.set(linkedCount())
+    },
+  })
+  return {
+    inFlight: new Gauge({
+      name: 'fleetgate_device_requests_in_flight',
+      help: 'Requests sent to devices linked to this instance and not yet answered',
+      registers: [registry],
+    }),
+    unknownResponses: new Counter({
+      name: 'fleetgate_device_unknown_responses_total',
+      help: 'Response frames whose id matched no pending request on their link (late or bogus)',
+      registers: [registry],
+    }),
+    closes: new Counter({
+      name: 'fleetgate_device_link_closes_total',
+      help: 'Device links closed, by close code',
+      labelNames: ['code'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'fleetgate_device_request_duration_seconds',
+      help: 'Forwarded device requests by gateway route and outcome',
+      labelNames: ['route', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Timings of the device link. Only `buildApp` options set them (tests shorten them); the
+ * contract fixes the defaults, so they are not environment variables.
+ */
+export interface DeviceLinkOptions {
+  /** A register frame must arrive this long after the upgrade (contract: 10 s), else 4408. */
+  registerTimeoutMs?: number
+  /** WebSocket ping period; a link missing two pongs in a row is closed. */
+  pingIntervalMs?: number
+  /** Heartbeats reach the database at most this often per device. */
+  statusFlushMs?: number
+  /** On shutdown, how long in-flight device requests may still finish before links close. */
+  shutdownGraceMs?: number
+}
+
+export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
+  registerTimeoutMs: 10_000,
+  pingIntervalMs: 15_000,
+  statusFlushMs: 5_000,
+  shutdownGraceMs: 5_000,
+}
+
+/** At most this many requests in flight per device (contract §4); beyond, 503 without forwarding. */
+export const MAX_IN_FLIGHT = 64

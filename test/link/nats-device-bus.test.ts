@@ -1,0 +1,138 @@
+import { connect } from 'nats'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
+import { machine, OPERATOR } from '../gateway/helpers/machine.js'
+import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
+
+async function natsReachable(): Promise<boolean> {
+  try {
+    await (await connect({ servers: NATS_URL, timeout: 2000 })).close()
+    return true
+  } catch {
+    if (process.env.CI) throw new Error(`NATS is required in CI but ${NATS_URL} is unreachable`)
+    console.warn(`\n!!! NATS at ${NATS_URL} is unreachable: skipping the two-instance tests !!!\n`)
+    return false
+  }
+}
+
+const runnable = DIALECTS.includes('postgres') && (await natsReachable())
+
+describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
+  let database: TestDatabase
+  let a: GatewayApp
+  let b: GatewayApp
+  beforeAll(async () => {
+    database = testDatabase('postgres')
+    const env = { NATS_URL, DEVICE_REQUEST_TIMEOUT_MS: '1500' }
+    a = await startGatewayApp('postgres', env, { database })
+    b = await startGatewayApp('postgres', env, { database })
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.cleanup()
+  })
+
+  const as = async (gw: GatewayApp, method: string, url: string, payload?: unknown, user = 'root') =>
+    gw.app.inject({ method: method as 'GET', url, headers: { authorization: await gw.auth(user) }, ...(payload !== undefined ? { payload: payload as object } : {}) })
+
+  it('forwards a request made on B to the device linked to A', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    const res = await as(b, 'POST', `/api/v1/devices/${id}/hardware/move?fast=1`, { x: 3, relative: true })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ success: true, status: 200, data: { path: '/hardware/move', user: 'root' } })
+    expect(device.requests.at(-1)).toMatchObject({ method: 'POST', path: '/hardware/move', query: { fast: '1' }, body: { x: 3, relative: true }, user: { id: 'root', role: 'admin' } })
+    await device.close()
+  })
+
+  it('shows the live fields of a device linked to A when B answers', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id, hostname: 'on-a' })
+    device.heartbeat({ state: 'idle' })
+    await expect.poll(async () => (await as(b, 'GET', `/api/v1/devices/${id}/connection`)).json().messages_received).toBe(1)
+    await as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)
+    const record = (await as(b, 'GET', `/api/v1/devices/${id}`)).json().device
+    expect(record).toMatchObject({ hostname: 'on-a', connected: true, registered: true, alive: true, messages_sent: 1, messages_received: 2, last_status: { state: 'idle' } })
+    expect((await as(b, 'GET', `/api/v1/devices/${id}`)).json().device).toEqual((await as(a, 'GET', `/api/v1/devices/${id}`)).json().device)
+    const listed = (await as(b, 'GET', '/api/v1/devices')).json().devices.find((d: { device_id: string }) => d.device_id === id)
+    expect(listed).toMatchObject({ connected: true, alive: true })
+    const discovered = (await as(b, 'GET', '/api/v1/devices/discover')).json().devices.map((d: { device_id: string }) => d.device_id)
+    expect(discovered).toContain(id)
+    await device.close()
+    await expect.poll(async () => (await as(b, 'GET', `/api/v1/devices/${id}`)).json().device.connected).toBe(false)
+  })
+
+  it('answers 502 for a device linked nowhere and 504 for a silent device on the other instance', async () => {
+    const nowhere = await as(b, 'GET', `/api/v1/devices/${uniqueDeviceId()}/hardware/position`)
+    expect(nowhere.statusCode).toBe(502)
+    expect(nowhere.json()).toMatchObject({ error: 'device_unavailable' })
+    const id = uniqueDeviceId()
+    const silent = await RawDevice.link(a.linkUrl, { device_id: id }, () => undefined)
+    const res = await as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)
+    expect(res.statusCode).toBe(504)
+    expect(res.json()).toMatchObject({ error: 'device_timeout' })
+    await silent.close()
+  })
+
+  it('fails a request pending on the other instance with 502 as soon as the link drops', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, () => undefined)
+    const arrived = device.nextRequest()
+    const pending = as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)
+    await arrived
+    const dropped = Date.now()
+    device.socket.terminate()
+    const res = await pending
+    expect(Date.now() - dropped).toBeLessThan(1000)
+    expect(res.statusCode).toBe(502)
+  })
+
+  it('moves the link when the device reconnects to B: A closes its link with 4409 and forwards to B', async () => {
+    const id = uniqueDeviceId()
+    const onA = await RawDevice.link(a.linkUrl, { device_id: id, hostname: 'first' }, () => ({ status: 200, data: { via: 'a-link' } }))
+    const onB = await RawDevice.link(b.linkUrl, { device_id: id, hostname: 'second' }, () => ({ status: 200, data: { via: 'b-link' } }))
+    expect((await onA.closed).code).toBe(4409)
+    for (const gw of [a, b]) {
+      const res = await as(gw, 'GET', `/api/v1/devices/${id}/hardware/position`)
+      expect(res.json().data).toEqual({ via: 'b-link' })
+      expect((await as(gw, 'GET', `/api/v1/devices/${id}`)).json().device).toMatchObject({ hostname: 'second', connected: true })
+    }
+    await onB.close()
+  })
+
+  it('carries bodies and answers larger than the NATS max_payload', async () => {
+    const id = uniqueDeviceId()
+    const big = 'x'.repeat(3 * 1024 * 1024)
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, (frame) => ({ status: 200, data: { parsed: { size: (frame.body as { data: string }).data.length, echo: big } } }))
+    const data = Buffer.alloc(2_000_000, 1).toString('base64')
+    const res = await as(b, 'POST', `/api/v1/devices/${id}/orders/parse`, { filename: 'big.csv', encoding: 'base64', data })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().parsed).toEqual({ size: data.length, echo: big })
+    expect((device.requests.at(-1)!.body as { data: string }).data).toBe(data)
+    await device.close()
+  })
+
+  it('binds on a device login made through B and forgets through B a device linked to A', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    expect((await as(b, 'POST', `/api/v1/devices/${id}/auth/login`, OPERATOR, 'alice')).statusCode).toBe(200)
+    expect((await as(a, 'GET', `/api/v1/devices/${id}`, undefined, 'alice')).statusCode).toBe(200)
+    expect((await as(b, 'DELETE', `/api/v1/admin/devices/${id}`)).statusCode).toBe(200)
+    expect((await device.closed).code).toBe(4401)
+    expect((await as(a, 'GET', `/api/v1/devices/${id}`)).statusCode).toBe(404)
+  })
+
+  it('reports NATS in /readyz', async () => {
+    for (const gw of [a, b]) expect((await gw.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200)
+  })
+})
+
+describe.skipIf(!runnable)('NATS at start', () => {
+  it('refuses to start with an unreachable NATS_URL, naming the variable', async () => {
+    await expect(startGatewayApp('postgres', { NATS_URL: 'nats://127.0.0.1:1' })).rejects.toThrow(/NATS_URL/)
+  })
+})

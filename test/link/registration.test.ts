@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DIALECTS } from '../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
+import { DEVICE_KEY, RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+
+describe.each(DIALECTS)('device registration on %s', (dialect) => {
+  let gw: GatewayApp
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect, {}, { deviceLink: { registerTimeoutMs: 300 } })
+  })
+  afterAll(() => gw.close())
+
+  const getDevice = async (id: string) =>
+    gw.app.inject({ method: 'GET', url: `/api/v1/devices/${id}`, headers: { authorization: await gw.auth('root') } })
+
+  it('answers a valid register frame with registered and the server time in seconds', async () => {
+    const device = await RawDevice.open(gw.linkUrl)
+    const before = Date.now() / 1000
+    const registered = await device.register({ device_id: 'pnp-reg-1', hostname: 'machine-1', version: '2.3.1', ip: '192.168.1.20' })
+    expect(registered).toMatchObject({ type: 'registered', device_id: 'pnp-reg-1' })
+    expect(registered.server_time).toBeGreaterThanOrEqual(before - 1)
+    expect(registered.server_time).toBeLessThanOrEqual(Date.now() / 1000 + 1)
+    const res = await getDevice('pnp-reg-1')
+    expect(res.json().device).toMatchObject({ device_id: 'pnp-reg-1', hostname: 'machine-1', version: '2.3.1', ip: '192.168.1.20', registered: true, alive: true, connected: true })
+    await device.close()
+  })
+
+  it('records the socket address when the device reports no ip', async () => {
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-noip' })
+    expect((await getDevice('pnp-reg-noip')).json().device.ip).toBe('127.0.0.1')
+    await device.close()
+  })
+
+  it('accepts the first key of an id again on a later link', async () => {
+    const first = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-2' })
+    await first.close()
+    const again = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-2' })
+    expect((await getDevice('pnp-reg-2')).json().device.registered).toBe(true)
+    await again.close()
+  })
+
+  it('refuses a known id with another key (4401) and keeps the linked device', async () => {
+    const owner = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-3' })
+    const intruder = await RawDevice.open(gw.linkUrl)
+    await expect(intruder.register({ device_id: 'pnp-reg-3', key: 'another-key-0123456789' })).rejects.toThrow(/closed 4401/)
+    expect((await intruder.closed).code).toBe(4401)
+    expect(owner.socket.readyState).toBe(owner.socket.OPEN)
+    expect((await getDevice('pnp-reg-3')).json().device.connected).toBe(true)
+    await owner.close()
+  })
+
+  it('closes a refused link promptly even when frames follow the register frame', async () => {
+    await (await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-pipelined' })).close()
+    const intruder = await RawDevice.open(gw.linkUrl)
+    intruder.send({ type: 'register', device_id: 'pnp-reg-pipelined', key: 'another-key-0123456789', hostname: 'h', version: '1' })
+    intruder.heartbeat({})
+    const started = Date.now()
+    expect((await intruder.closed).code).toBe(4401)
+    // ws waits 30 s for a close handshake the server would never read.
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('processes frames sent right behind the register frame once registered', async () => {
+    const device = await RawDevice.open(gw.linkUrl)
+    const registered = device.next((f) => f.type === 'registered')
+    device.send({ type: 'register', device_id: 'pnp-reg-eager', key: DEVICE_KEY, hostname: 'h', version: '1' })
+    device.heartbeat({ eager: true })
+    await registered
+    await expect.poll(async () => (await getDevice('pnp-reg-eager')).json().device.last_status).toEqual({ eager: true })
+    await device.close()
+  })
+
+  it('lets the newest link of a device win and closes the older one with 4409', async () => {
+    const old = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-4', hostname: 'old' })
+    const fresh = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-4', hostname: 'new' })
+    expect((await old.closed).code).toBe(4409)
+    expect((await getDevice('pnp-reg-4')).json().device).toMatchObject({ hostname: 'new', connected: true })
+    await fresh.close()
+  })
+
+  it('answers a plain GET without upgrade with 400 in the usual error shape', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/device-link' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ success: false, error: 'bad_request' })
+  })
+
+  it('closes a link that sends no register frame in time with 4408', async () => {
+    const device = await RawDevice.open(gw.linkUrl)
+    expect((await device.closed).code).toBe(4408)
+  })
+
+  it.each([
+    ['a heartbeat before registering', { type: 'heartbeat', status: {} }],
+    ['invalid JSON', '{"type":'],
+    ['an unknown frame type', { type: 'hello' }],
+    ['a JSON array', [1, 2]],
+    ['a device id with a slash', { type: 'register', device_id: 'a/b', key: DEVICE_KEY, hostname: 'h', version: '1' }],
+    ['a device id of 65 characters', { type: 'register', device_id: 'a'.repeat(65), key: DEVICE_KEY, hostname: 'h', version: '1' }],
+    ['a key of 15 characters', { type: 'register', device_id: 'pnp-short', key: 'k'.repeat(15), hostname: 'h', version: '1' }],
+    ['a key of 257 characters', { type: 'register', device_id: 'pnp-long', key: 'k'.repeat(257), hostname: 'h', version: '1' }],
+    ['a register frame without key', { type: 'register', device_id: 'pnp-nokey', hostname: 'h', version: '1' }],
+  ])('closes the link with 4400 on %s', async (_name, frame) => {
+    const device = await RawDevice.open(gw.linkUrl)
+    device.send(frame)
+    expect((await device.closed).code).toBe(4400)
+  })
+
+  it('closes the link with 4400 on a binary frame', async () => {
+    const device = await RawDevice.open(gw.linkUrl)
+    device.socket.send(Buffer.from('{"type":"register"}'), { binary: true })
+    expect((await device.closed).code).toBe(4400)
+  })
+
+  it.each([
+    ['a second register frame', { type: 'register', device_id: 'pnp-reg-5', key: DEVICE_KEY, hostname: 'h', version: '1' }],
+    ['a response whose id is a number', { type: 'response', id: 7, status: 200, data: {} }],
+    ['a heartbeat whose status is not an object', { type: 'heartbeat', status: 'ok' }],
+    ['invalid JSON', 'not json'],
+    ['a frame type only the gateway sends', { type: 'request', id: 'x', method: 'GET', path: '/', query: {}, body: null, user: { id: 'a', username: 'a', role: 'user' } }],
+  ])('closes a registered link with 4400 on %s', async (_name, frame) => {
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-5' })
+    device.send(frame)
+    expect((await device.closed).code).toBe(4400)
+  })
+
+  it('closes the link with 1009 on a frame over 16 MiB', async () => {
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-big' })
+    device.send({ type: 'heartbeat', status: { blob: 'x'.repeat(16 * 1024 * 1024) } })
+    expect((await device.closed).code).toBe(1009)
+  })
+
+  it('accepts a frame of exactly 16 MiB', async () => {
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-max' })
+    const head = '{"type":"heartbeat","status":{"blob":"'
+    const tail = '"}}'
+    device.send(head + 'x'.repeat(16 * 1024 * 1024 - head.length - tail.length) + tail)
+    device.heartbeat({ after: true })
+    await expect.poll(async () => (await getDevice('pnp-reg-max')).json().device.last_status).toEqual({ after: true })
+    expect(device.socket.readyState).toBe(device.socket.OPEN)
+    await device.close()
+  })
+})
+
+describe.each(DIALECTS)('enrollment on %s', (dialect) => {
+  let gw: GatewayApp
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect, { DEVICE_ENROLL_TOKEN: 'enroll-secret' })
+  })
+  afterAll(() => gw.close())
+
+  it('refuses a new id without the enroll token or with a wrong one (4401)', async () => {
+    for (const enroll_token of [undefined, 'wrong-secret']) {
+      const device = await RawDevice.open(gw.linkUrl)
+      await expect(device.register({ device_id: uniqueDeviceId(), ...(enroll_token ? { enroll_token } : {}) })).rejects.toThrow(/closed 4401/)
+    }
+  })
+
+  it('records a new id presenting the enroll token, and later links need only the key', async () => {
+    const id = uniqueDeviceId()
+    const first = await RawDevice.link(gw.linkUrl, { device_id: id, enroll_token: 'enroll-secret' })
+    await first.close()
+    const later = await RawDevice.link(gw.linkUrl, { device_id: id })
+    await later.close()
+  })
+})
