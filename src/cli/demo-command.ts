@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import { serve } from '../server.js'
 import { startSimulation } from '../sim/simulation.js'
 
@@ -25,7 +26,8 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
     devices: 3,
     platform: 5,
     consoleToken: env.PLATFORM_CONSOLE_TOKEN,
-    keysFile: null,
+    // Kept beside the database: the server trusts each machine's first key for good.
+    keysFile: path.join(env.DATA_DIR ?? './data', 'demo-sim-keys.json'),
     log: (level, message) => console.log(`[sim] ${level}: ${message}`),
   })
   await sim.registered()
