@@ -1,6 +1,11 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
+
+/** Prometheus' own linter, when installed (Debian package prometheus). */
+const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p))
 
 describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
   let t: TestApp
@@ -23,6 +28,20 @@ describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/)
     expect(res.body).toMatch(/fleetgate_http_requests_total\{method="POST",route="\/api\/v1\/auth\/login",status_code="200"\} \d+/)
     expect(res.body).toContain('# TYPE fleetgate_http_request_duration_seconds histogram')
+  })
+
+  it('names metrics as Prometheus expects: only counters end in _total, every metric has HELP and TYPE', async () => {
+    const text = (await t.app.inject('/metrics')).body
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1]!, type: m[2]! }))
+    expect(types.length).toBeGreaterThan(10)
+    for (const { name, type } of types) {
+      expect(name.endsWith('_total'), `${name} is a ${type}`).toBe(type === 'counter')
+      expect(text).toContain(`# HELP ${name} `)
+    }
+    if (promtool) {
+      const result = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' })
+      expect(result.status, result.stdout + result.stderr).toBe(0)
+    }
   })
 
   it('publishes an OpenAPI 3 document listing the auth endpoints with their bodies', async () => {
