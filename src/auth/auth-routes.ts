@@ -10,14 +10,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
   const { users, tokens, authenticator, loginThrottle, config } = deps
   const tags = ['auth']
 
-  app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request, reply) => {
+  app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
     const key = throttleKey(request.socket.remoteAddress ?? '', username)
-    const wait = loginThrottle.retryAfter(key)
-    if (wait > 0) {
-      reply.header('retry-after', String(wait))
-      throw new AppError('rate_limited', 'Too many failed logins; try again later', { retry_after: wait })
-    }
+    loginThrottle.assertAllowed(key, 'Too many failed logins; try again later')
     const user = users.authenticate(username, password)
     if (!user) {
       loginThrottle.fail(key)

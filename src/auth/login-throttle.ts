@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js'
+
 const MAX_KEYS = 100_000
 
 /**
@@ -20,6 +22,12 @@ export class LoginThrottle {
     if (times.length < this.limit) return 0
     const oldest = times[times.length - this.limit]!
     return Math.max(1, Math.ceil((oldest + this.windowMs - this.now()) / 1000))
+  }
+
+  /** Throws 429 `rate_limited` (the error handler adds `Retry-After`) while the key is limited. */
+  assertAllowed(key: string, message: string): void {
+    const wait = this.retryAfter(key)
+    if (wait > 0) throw new AppError('rate_limited', message, { retry_after: wait })
   }
 
   fail(key: string): void {

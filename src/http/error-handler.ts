@@ -33,6 +33,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error, reqId: request.id }, error.message)
+      if (typeof error.extra.retry_after === 'number') reply.header('retry-after', String(error.extra.retry_after))
       return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra))
     }
     const fe = error as FastifyError

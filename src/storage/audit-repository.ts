@@ -1,5 +1,8 @@
+import type { Selectable } from 'kysely'
+import type { Database } from './database.js'
 import type { Db } from './storage.js'
 import { nowSeconds } from './storage.js'
+import { newestFirstPage } from './paging.js'
 
 export interface AuditEntry {
   actor: string
@@ -10,16 +13,7 @@ export interface AuditEntry {
   detail?: Record<string, unknown>
 }
 
-export interface AuditRecord {
-  id: number
-  at: number
-  actor: string
-  action: string
-  release_id: string | null
-  device_id: string | null
-  outcome: string
-  detail: Record<string, unknown>
-}
+export type AuditRecord = Omit<Selectable<Database['audit_log']>, 'detail'> & { detail: Record<string, unknown> }
 
 /** Appends one audit record (firmware uploads and activations, admin actions on devices). */
 export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
@@ -54,6 +48,7 @@ export async function listAudit(db: Db, q: AuditQuery): Promise<{ records: Audit
   if (q.actor) query = query.where('actor', '=', q.actor)
   if (q.before !== undefined) query = query.where('id', '<', q.before)
   const rows = await query.execute()
-  const page = rows.slice(0, q.limit).map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))
-  return rows.length > q.limit ? { records: page, next_before: page[page.length - 1]!.id } : { records: page }
+  const { rows: page, next_before } = newestFirstPage(rows, q.limit)
+  const records = page.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))
+  return next_before === undefined ? { records } : { records, next_before }
 }

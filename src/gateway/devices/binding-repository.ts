@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { nowSeconds, type Db } from '../../storage/storage.js'
+import { pageOf } from '../../storage/paging.js'
 
 export type BindingRow = Selectable<Database['user_device_bindings']>
 
@@ -40,7 +41,7 @@ export class BindingRepository {
     if (q.username !== undefined) query = query.where('username', '=', q.username)
     if (q.device_id !== undefined) query = query.where('device_id', '=', q.device_id)
     const rows = await query.execute()
-    return { rows: rows.slice(0, q.limit), more: rows.length > q.limit }
+    return pageOf(rows, q.limit)
   }
 
   async unbind(username: string, deviceId: string): Promise<boolean> {

@@ -31,11 +31,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       const deviceId = request.params.device_id
       const { username, password } = request.body
       const key = throttleKey(request.socket.remoteAddress ?? '', username)
-      const wait = throttle.retryAfter(key)
-      if (wait > 0) {
-        reply.header('retry-after', String(wait))
-        throw new AppError('rate_limited', 'Too many failed device logins; try again later', { retry_after: wait })
-      }
+      throttle.assertAllowed(key, 'Too many failed device logins; try again later')
       const call = { method: 'POST' as const, path: '/auth/login', query: {}, body: { username, password }, user: requestUser(user) }
       const answer = await client.call(deviceId, call, ROUTE)
       if (answer.status === 401 || answer.status === 403) {

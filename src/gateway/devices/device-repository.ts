@@ -5,6 +5,7 @@ import type { RegisterFrame } from '../../sdk/frames.js'
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { nowSeconds, type Db } from '../../storage/storage.js'
+import { pageOf } from '../../storage/paging.js'
 
 const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
 
@@ -117,7 +118,7 @@ export class DeviceRepository implements LinkStore {
       )
     }
     const rows = await query.execute()
-    return { rows: rows.slice(0, q.limit), more: rows.length > q.limit }
+    return pageOf(rows, q.limit)
   }
 
   /** Removes the record, its key and its bindings; false when unknown. */

@@ -4,6 +4,7 @@ import type { Database } from '../../storage/database.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
+import { newestFirstPage } from '../../storage/paging.js'
 
 export interface DeliveryPolicy {
   ackTimeoutMs: number
@@ -155,9 +156,7 @@ export class CommandQueue {
       .orderBy('id', 'desc')
       .limit(q.limit + 1)
       .execute()
-    if (rows.length <= q.limit) return { rows }
-    const page = rows.slice(0, q.limit)
-    return { rows: page, next_before: page[page.length - 1]!.id }
+    return newestFirstPage(rows, q.limit)
   }
 
   async countByStatus(): Promise<Record<CommandStatus, number>> {

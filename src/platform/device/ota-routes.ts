@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { SYSTEM_BIN_PATH, findActiveRelease } from '../../gateway/firmware/active-release.js'
+import { SYSTEM_BIN_PATH, findActiveRelease } from '../../gateway/firmware/release-repository.js'
 import { offersUpdate, parseRunningVersion } from '../ota/upgrade-check.js'
 import { DEVICE_SECURITY, DEVICE_TAGS } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'

@@ -2,6 +2,7 @@ import type { Insertable, Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { LogLevel, LogQuery, LogSource } from './log-schemas.js'
+import { newestFirstPage } from '../../storage/paging.js'
 
 export type LogRow = Selectable<Database['platform_logs']>
 export type NewLog = Omit<Insertable<Database['platform_logs']>, 'id' | 'source' | 'level'> & { source: LogSource; level: LogLevel }
@@ -34,9 +35,7 @@ export async function listLogs(db: Db, q: LogQuery): Promise<{ rows: LogRow[]; n
     .orderBy('id', 'desc')
     .limit(q.limit + 1)
     .execute()
-  if (rows.length <= q.limit) return { rows }
-  const page = rows.slice(0, q.limit)
-  return { rows: page, next_before: page[page.length - 1]!.id }
+  return newestFirstPage(rows, q.limit)
 }
 
 export async function clearLogs(db: Db | Tx, filter: { device_id?: string; source?: LogSource }): Promise<number> {

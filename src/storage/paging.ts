@@ -1,0 +1,13 @@
+/**
+ * Cursor paging: a list query fetches `limit + 1` rows; the extra row only tells that there
+ * is a next page.
+ */
+export function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
+  return { rows: rows.slice(0, limit), more: rows.length > limit }
+}
+
+/** For lists ordered by id, newest first: the page and the `next_before` cursor, if any. */
+export function newestFirstPage<T extends { id: number }>(rows: T[], limit: number): { rows: T[]; next_before?: number } {
+  const { rows: page, more } = pageOf(rows, limit)
+  return more ? { rows: page, next_before: page[page.length - 1]!.id } : { rows: page }
+}
