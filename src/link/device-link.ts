@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
 import type { HeartbeatFrame, RequestFrame, ResponseFrame } from '../sdk/frames.js'
@@ -6,6 +5,7 @@ import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
 import { MAX_IN_FLIGHT } from './link-options.js'
 import type { LiveState } from './live-state.js'
+import { sendBatched } from '../sdk/batched-send.js'
 
 interface Pending {
   resolve(answer: DeviceAnswer): void
@@ -38,7 +38,6 @@ export class DeviceLink {
   private pending: Map<string, Pending> | undefined
   private nextId = 0
   private closed = false
-  private corked = false
 
   constructor(
     readonly identity: LinkIdentity,
@@ -69,7 +68,7 @@ export class DeviceLink {
       pending.set(id, { resolve, reject, timer })
       this.metrics.inFlight.inc()
       this.messagesSent++
-      this.sendBatched(JSON.stringify(frame), (err) => {
+      sendBatched(this.socket, JSON.stringify(frame), (err) => {
         if (err && this.settle(id)) reject(unavailable(this.deviceId))
       })
     })
@@ -140,23 +139,6 @@ export class DeviceLink {
       messages_received: this.messagesReceived,
       alive: this.isAlive(aliveMs),
     }
-  }
-
-  /**
-   * Frames sent during one turn of the event loop leave in one write: under load this saves a
-   * syscall per request. `ws` has no public cork, so its socket is reached through `_socket`.
-   */
-  private sendBatched(text: string, done: (err?: Error) => void): void {
-    const raw = (this.socket as unknown as { _socket?: Socket })._socket
-    if (!this.corked && raw) {
-      this.corked = true
-      raw.cork()
-      setImmediate(() => {
-        this.corked = false
-        raw.uncork()
-      })
-    }
-    this.socket.send(text, done)
   }
 
   /** Removes a pending request; false when it was already settled. */

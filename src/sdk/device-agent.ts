@@ -15,6 +15,7 @@ import {
 } from './frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
+import { sendBatched } from './batched-send.js'
 
 /** Close codes the gateway uses that mean "do not come back" (contract §4). */
 export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const
@@ -320,7 +321,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   private sendText(ws: WebSocket, text: string): void {
     if (ws.readyState !== WebSocket.OPEN) return
-    ws.send(text, (err) => {
+    sendBatched(ws, text, (err) => {
       if (err) this.log('warn', `send failed: ${err.message}`)
     })
   }
