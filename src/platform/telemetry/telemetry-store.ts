@@ -33,6 +33,37 @@ interface Newest {
   value: string
 }
 
+/** Batches written in one transaction at most. */
+const MAX_GROUP = 64
+
+interface EncodedBatch {
+  deviceId: string
+  /** Per key, its newest point in the batch. */
+  newest: Map<string, Newest>
+  /** [key, ts, JSON value] per point. */
+  points: [string, number, string][]
+}
+
+interface Pending {
+  batch: EncodedBatch
+  resolve(points: number): void
+  reject(err: unknown): void
+}
+
+function encodeBatch(deviceId: string, records: TimedRecord[]): EncodedBatch {
+  const newest = new Map<string, Newest>()
+  const points: [string, number, string][] = []
+  for (const { ts, values } of records) {
+    for (const key in values) {
+      const value = JSON.stringify(values[key])
+      points.push([key, ts, value])
+      const seen = newest.get(key)
+      if (seen === undefined || ts >= seen.ts) newest.set(key, { ts, value })
+    }
+  }
+  return { deviceId, newest, points }
+}
+
 /**
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
  * Ingest is the hot path: per batch, one upsert of the batch's series (which also yields
@@ -40,6 +71,8 @@ interface Newest {
  * are built with Kysely once per row count and their SQL reused.
  */
 export class TelemetryStore {
+  private readonly queue: Pending[] = []
+  private draining = false
   private readonly insertPoints: SqlByRowCount
   private readonly upsertSeries: SqlByRowCount
 
@@ -48,30 +81,61 @@ export class TelemetryStore {
     this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
   }
 
-  /** Stores every point of the records, all or nothing; resolves after the commit. Returns the point count. */
-  async insert(deviceId: string, records: TimedRecord[]): Promise<number> {
-    const newest = new Map<string, Newest>()
-    const encoded: [string, number, string][] = []
-    for (const { ts, values } of records) {
-      for (const key in values) {
-        const value = JSON.stringify(values[key])
-        encoded.push([key, ts, value])
-        const seen = newest.get(key)
-        if (seen === undefined || ts >= seen.ts) newest.set(key, { ts, value })
-      }
-    }
-    if (encoded.length === 0) return 0
-    await this.db.transaction().execute(async (tx) => {
-      const ids = await this.seriesIds(tx, deviceId, newest)
-      const params: unknown[] = []
-      for (const [key, ts, value] of encoded) params.push(ids.get(key), ts, value)
-      for (let start = 0; start < encoded.length; start += CHUNK_ROWS) {
-        const rows = Math.min(CHUNK_ROWS, encoded.length - start)
-        const slice = params.slice(start * POINT_COLUMNS, (start + rows) * POINT_COLUMNS)
-        await tx.executeQuery(CompiledQuery.raw(this.insertPoints.get(rows), slice))
-      }
+  /**
+   * Stores every point of the records, all or nothing; resolves after the commit. Returns the
+   * point count. Batches that arrive while a commit is under way are written together in the
+   * next transaction (group commit): each commit rewrites the same hot index pages, so fewer,
+   * larger transactions do far less work. A group that fails is retried batch by batch, so one
+   * batch's failure never fails another's.
+   */
+  insert(deviceId: string, records: TimedRecord[]): Promise<number> {
+    const batch = encodeBatch(deviceId, records)
+    if (batch.points.length === 0) return Promise.resolve(0)
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject })
+      if (!this.draining) void this.drain()
     })
-    return encoded.length
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true
+    try {
+      while (this.queue.length > 0) {
+        // Devices in a fixed order: two instances' groups lock series rows in the same order.
+        const group = this.queue.splice(0, MAX_GROUP).sort((a, b) => (a.batch.deviceId < b.batch.deviceId ? -1 : a.batch.deviceId > b.batch.deviceId ? 1 : 0))
+        try {
+          await this.db.transaction().execute(async (tx) => {
+            for (const { batch } of group) await this.write(tx, batch)
+          })
+          for (const { batch, resolve } of group) resolve(batch.points.length)
+        } catch (err) {
+          if (group.length === 1) group[0]!.reject(err)
+          else for (const pending of group) await this.writeAlone(pending)
+        }
+      }
+    } finally {
+      this.draining = false
+    }
+  }
+
+  private async writeAlone({ batch, resolve, reject }: Pending): Promise<void> {
+    try {
+      await this.db.transaction().execute((tx) => this.write(tx, batch))
+      resolve(batch.points.length)
+    } catch (err) {
+      reject(err)
+    }
+  }
+
+  private async write(tx: Tx, { deviceId, newest, points }: EncodedBatch): Promise<void> {
+    const ids = await this.seriesIds(tx, deviceId, newest)
+    const params: unknown[] = []
+    for (const [key, ts, value] of points) params.push(ids.get(key), ts, value)
+    for (let start = 0; start < points.length; start += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, points.length - start)
+      const slice = params.slice(start * POINT_COLUMNS, (start + rows) * POINT_COLUMNS)
+      await tx.executeQuery(CompiledQuery.raw(this.insertPoints.get(rows), slice))
+    }
   }
 
   /**
