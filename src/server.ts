@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
+import { probeNats } from './link/bus/create-device-bus.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -26,6 +27,7 @@ export async function openConfiguredStorage(config: Config): Promise<Storage> {
 export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   loadDotEnv(env)
   const config = loadConfig(env)
+  if (config.natsUrl) await probeNats(config.natsUrl)
   const storage = await openConfiguredStorage(config)
   const app = await buildApp(config, { storage, logger: { level: env.LOG_LEVEL ?? 'info' } })
   if (config.defaultAdminInUse) {

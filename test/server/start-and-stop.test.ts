@@ -56,6 +56,7 @@ describe('fleetgate serve as a process', () => {
     [{ FIRMWARE_ROOT_PUBKEY: '/nonexistent/root.pem' }, 'FIRMWARE_ROOT_PUBKEY'],
     [{ NODE_ENV: 'production' }, 'CLOUD_AUTH_USERS'],
     [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'DATABASE_URL'],
+    [{ NATS_URL: 'nats://127.0.0.1:1' }, 'NATS_URL'],
   ])('refuses to start with %j: one line naming %s, exit 1, nothing created', async (env, variable) => {
     const dataDir = path.join(tempDir(), 'data')
     const run = runCli(['serve'], { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', ...(env as Record<string, string>) })

@@ -13,13 +13,25 @@ export interface DeviceBusSetup {
   readiness?: ReadinessCheck
 }
 
+const natsServers = (natsUrl: string) => natsUrl.split(',').map((s) => s.trim())
+
+/** Checks that NATS answers, before anything is opened or created (a refusal names NATS_URL). */
+export async function probeNats(natsUrl: string): Promise<void> {
+  try {
+    const nc = await connect({ servers: natsServers(natsUrl), name: 'fleetgate-probe', timeout: 5000, reconnect: false })
+    await nc.close()
+  } catch (err) {
+    throw new ConfigError('NATS_URL', `NATS unreachable: ${(err as Error).message}`)
+  }
+}
+
 /** The one place that picks the device bus: NATS when `NATS_URL` is set, else in-process. */
 export async function createDeviceBus(natsUrl: string | undefined, registry: LinkRegistry, aliveMs: number, log: FastifyBaseLogger): Promise<DeviceBusSetup> {
   if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs) }
   let nc
   try {
     nc = await connect({
-      servers: natsUrl.split(',').map((s) => s.trim()),
+      servers: natsServers(natsUrl),
       name: 'fleetgate',
       timeout: 5000,
       maxReconnectAttempts: -1,
