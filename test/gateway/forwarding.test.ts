@@ -215,5 +215,8 @@ describe.each(DIALECTS)('forwarding on %s', (dialect) => {
       expect(names).toEqual(['device_id', ...[...endpoint.path.matchAll(/:(\w+)/g)].map((m) => m[1])])
       if (endpoint.body) expect(operation.requestBody?.content?.['application/json']?.schema).toBeDefined()
     }
+    // A body that may be omitted is documented as optional; a required one as required.
+    expect(doc.paths['/api/v1/devices/{device_id}/tasks/start'].post.requestBody.required).toBe(false)
+    expect(doc.paths['/api/v1/devices/{device_id}/hardware/move'].post.requestBody.required).toBe(true)
   })
 })
