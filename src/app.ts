@@ -99,7 +99,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     users,
     tokens,
     authenticator: new Authenticator(tokens, users),
-    loginThrottle: new LoginThrottle(),
+    loginThrottle: new LoginThrottle(storage.db, 'login'),
     metrics: createMetrics(),
     consoleToken,
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,

@@ -13,13 +13,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
   app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
     const key = throttleKey(request.socket.remoteAddress ?? '', username)
-    loginThrottle.assertAllowed(key, 'Too many failed logins; try again later')
+    await loginThrottle.assertAllowed(key, 'Too many failed logins; try again later')
     const user = users.authenticate(username, password)
     if (!user) {
-      loginThrottle.fail(key)
+      await loginThrottle.fail(key)
       throw new AppError('unauthorized', 'Wrong username or password')
     }
-    loginThrottle.succeed(key)
+    await loginThrottle.succeed(key)
     return { success: true, ...(await tokens.sign(user)), user }
   })
 

@@ -1,56 +1,57 @@
 import { AppError } from '../errors.js'
-
-const MAX_KEYS = 100_000
+import type { Db } from '../storage/storage.js'
 
 /**
  * Counts failed logins per key (client address + username) in a sliding window. Past the
  * limit every attempt for that key is refused until the oldest failure leaves the window.
- * Kept in memory: each instance throttles what it sees.
+ * Failures are stored in the database, so every instance enforces the same limit.
  */
 export class LoginThrottle {
-  private readonly failures = new Map<string, number[]>()
-
   constructor(
+    private readonly db: Db,
+    /** Separates gateway logins from device logins. */
+    private readonly scope: string,
     private readonly limit = 10,
     private readonly windowMs = 15 * 60_000,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Seconds to wait when the key is limited, else 0. */
-  retryAfter(key: string): number {
-    const times = this.recent(key)
-    if (times.length < this.limit) return 0
-    const oldest = times[times.length - this.limit]!
-    return Math.max(1, Math.ceil((oldest + this.windowMs - this.now()) / 1000))
+  async retryAfter(key: string): Promise<number> {
+    const now = this.now()
+    const recent = await this.db
+      .selectFrom('login_failures')
+      .select('at')
+      .where('key', '=', this.scoped(key))
+      .where('at', '>', now - this.windowMs)
+      .orderBy('at', 'desc')
+      .limit(this.limit)
+      .execute()
+    if (recent.length < this.limit) return 0
+    const oldest = recent[recent.length - 1]!.at
+    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000))
   }
 
   /** Throws 429 `rate_limited` (the error handler adds `Retry-After`) while the key is limited. */
-  assertAllowed(key: string, message: string): void {
-    const wait = this.retryAfter(key)
+  async assertAllowed(key: string, message: string): Promise<void> {
+    const wait = await this.retryAfter(key)
     if (wait > 0) throw new AppError('rate_limited', message, { retry_after: wait })
   }
 
-  fail(key: string): void {
-    const times = this.recent(key)
-    times.push(this.now())
-    this.failures.delete(key)
-    this.failures.set(key, times)
-    if (this.failures.size > MAX_KEYS) {
-      const first = this.failures.keys().next().value
-      if (first !== undefined) this.failures.delete(first)
-    }
+  async fail(key: string): Promise<void> {
+    const now = this.now()
+    await this.db.insertInto('login_failures').values({ key: this.scoped(key), at: now }).execute()
+    // Old failures say nothing any more; dropping them here keeps the table small.
+    await this.db.deleteFrom('login_failures').where('at', '<=', now - this.windowMs).execute()
   }
 
-  succeed(key: string): void {
-    this.failures.delete(key)
+  async succeed(key: string): Promise<void> {
+    await this.db.deleteFrom('login_failures').where('key', '=', this.scoped(key)).execute()
   }
 
-  private recent(key: string): number[] {
-    const cutoff = this.now() - this.windowMs
-    const times = (this.failures.get(key) ?? []).filter((t) => t > cutoff)
-    if (times.length === 0) this.failures.delete(key)
-    return times
+  private scoped(key: string): string {
+    return `${this.scope}:${key}`
   }
 }
 
-export const throttleKey = (address: string, username: string) => `${address}\u0000${username}`
+export const throttleKey = (address: string, username: string) => JSON.stringify([address, username])

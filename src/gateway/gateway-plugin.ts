@@ -49,7 +49,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     access: new DeviceAccess(devices, bindings),
     bus,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
-    deviceLoginThrottle: new LoginThrottle(),
+    deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),
   }
   await app.register(deviceLinkRoute, { server })
   await app.register(deviceRoutes, { ctx })

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { SignJWT, UnsecuredJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getOrCreateSetting } from '../../src/storage/settings-repository.js'
@@ -148,6 +151,27 @@ describe.each(DIALECTS)('user removed from configuration on %s', (dialect) => {
       expect((await after.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', headers: { authorization: bob } })).statusCode).toBe(200)
     } finally {
       await after.app.close()
+      await database.cleanup()
+    }
+  })
+})
+
+describe.each(DIALECTS)('login throttling across instances on %s', (dialect) => {
+  it('counts failures made on one instance when another is asked', async () => {
+    const database = testDatabase(dialect, path.join(mkdtempSync(path.join(tmpdir(), 'fg-throttle-')), 'fg.db'))
+    const a = await startTestApp(dialect, {}, { database })
+    const b = await startTestApp(dialect, {}, { database })
+    try {
+      const ip = '10.5.5.5'
+      for (let i = 0; i < 5; i++) expect((await login(a, { username: 'bob', password: 'bad' }, ip)).statusCode).toBe(401)
+      for (let i = 0; i < 5; i++) expect((await login(b, { username: 'bob', password: 'bad' }, ip)).statusCode).toBe(401)
+      const limitedOnA = await login(a, { username: 'bob', password: 'bob-password' }, ip)
+      expect(limitedOnA.statusCode).toBe(429)
+      expect(Number(limitedOnA.headers['retry-after'])).toBeGreaterThan(0)
+      expect((await login(b, { username: 'bob', password: 'bob-password' }, ip)).statusCode).toBe(429)
+    } finally {
+      await a.app.close()
+      await b.app.close()
       await database.cleanup()
     }
   })

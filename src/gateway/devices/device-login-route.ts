@@ -31,11 +31,11 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       const deviceId = request.params.device_id
       const { username, password } = request.body
       const key = throttleKey(request.socket.remoteAddress ?? '', username)
-      throttle.assertAllowed(key, 'Too many failed device logins; try again later')
+      await throttle.assertAllowed(key, 'Too many failed device logins; try again later')
       const call = { method: 'POST' as const, path: '/auth/login', query: {}, body: { username, password }, user: requestUser(user) }
       const answer = await client.call(deviceId, call, ROUTE)
       if (answer.status === 401 || answer.status === 403) {
-        throttle.fail(key)
+        await throttle.fail(key)
         throw errorWithStatus('device_auth_failed', answer.status, deviceMessage(answer))
       }
       if (answer.status >= 400) throw deviceError(answer)
@@ -43,7 +43,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       if (answer.status < 200 || answer.status >= 300 || !isPlainObject(data) || !isPlainObject(data.user)) {
         throw badDeviceResponse('Device accepted the login without a user object')
       }
-      throttle.succeed(key)
+      await throttle.succeed(key)
       await bindings.bind(user, deviceId)
       return { success: true, device_id: deviceId, user: data.user }
     },

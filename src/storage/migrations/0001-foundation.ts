@@ -29,10 +29,19 @@ export const foundation: MigrationFactory = (ctx) => ({
       .addColumn('outcome', 'varchar(32)', (c) => c.notNull())
       .addColumn('detail', 'text', (c) => c.notNull())
       .execute()
+    await db.schema
+      .createTable('login_failures')
+      .addColumn('id', ctx.autoIdType, (c) => (ctx.dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('key', 'varchar(512)', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .execute()
+    await db.schema.createIndex('login_failures_key_at').on('login_failures').columns(['key', 'at']).execute()
+    await db.schema.createIndex('login_failures_at').on('login_failures').column('at').execute()
     await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'id']).execute()
     await db.schema.createIndex('audit_log_release').on('audit_log').columns(['release_id', 'id']).execute()
   },
   async down(db: AnyDb) {
+    await db.schema.dropTable('login_failures').execute()
     await db.schema.dropTable('audit_log').execute()
     await db.schema.dropTable('users').execute()
     await db.schema.dropTable('settings').execute()

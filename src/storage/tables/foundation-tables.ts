@@ -14,6 +14,13 @@ export interface FoundationTables {
     created_at: number
     updated_at: number
   }
+  /** Failed logins per (scope, client address, username), for throttling across instances. */
+  login_failures: {
+    id: Generated<number>
+    key: string
+    /** Milliseconds since epoch. */
+    at: number
+  }
   audit_log: {
     id: Generated<number>
     /** Seconds since epoch, fractional. */
