@@ -105,6 +105,10 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     dialect,
     autoIdType: dialect === 'postgres' ? 'bigserial' : 'integer',
     blobType: dialect === 'postgres' ? 'bytea' : 'blob',
+    autoId:
+      ({ mayReuse = false } = {}) =>
+      (column) =>
+        dialect === 'sqlite' && !mayReuse ? column.primaryKey().autoIncrement() : column.primaryKey(),
   }
   const storage: Storage = {
     db,

@@ -20,7 +20,7 @@ export const foundation: MigrationFactory = (ctx) => ({
       .execute()
     await db.schema
       .createTable('audit_log')
-      .addColumn('id', ctx.autoIdType, (c) => (ctx.dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('id', ctx.autoIdType, ctx.autoId())
       .addColumn('at', 'double precision', (c) => c.notNull())
       .addColumn('actor', 'varchar(128)', (c) => c.notNull())
       .addColumn('action', 'varchar(64)', (c) => c.notNull())
@@ -31,7 +31,7 @@ export const foundation: MigrationFactory = (ctx) => ({
       .execute()
     await db.schema
       .createTable('login_failures')
-      .addColumn('id', ctx.autoIdType, (c) => (ctx.dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('id', ctx.autoIdType, ctx.autoId())
       .addColumn('key', 'varchar(512)', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute()

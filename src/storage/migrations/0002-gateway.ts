@@ -21,7 +21,7 @@ export const gateway: MigrationFactory = (ctx) => ({
       .execute()
     await db.schema
       .createTable('user_device_bindings')
-      .addColumn('id', ctx.autoIdType, (c) => (ctx.dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('id', ctx.autoIdType, ctx.autoId())
       .addColumn('username', 'varchar(128)', (c) => c.notNull())
       .addColumn('user_id', 'varchar(128)', (c) => c.notNull())
       .addColumn('device_id', deviceId, (c) => c.notNull().references('devices.device_id').onDelete('cascade'))

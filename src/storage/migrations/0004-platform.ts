@@ -1,9 +1,5 @@
-import { sql, type ColumnDefinitionBuilder } from 'kysely'
-import type { AnyDb, MigrationContext, MigrationFactory } from './migration-context.js'
-
-/** Auto-increment id; AUTOINCREMENT on SQLite when ids are cursors or command ids, so they are never reused. */
-const autoId = (ctx: MigrationContext, neverReuse: boolean) => (c: ColumnDefinitionBuilder) =>
-  ctx.dialect === 'sqlite' && neverReuse ? c.primaryKey().autoIncrement() : c.primaryKey()
+import { sql } from 'kysely'
+import type { AnyDb, MigrationFactory } from './migration-context.js'
 
 export const platform: MigrationFactory = (ctx) => ({
   async up(db: AnyDb) {
@@ -26,7 +22,7 @@ export const platform: MigrationFactory = (ctx) => ({
     // ingest faster than repeating (device_id, key) in every point.
     await db.schema
       .createTable('platform_telemetry_series')
-      .addColumn('series_id', ctx.autoIdType, autoId(ctx, true))
+      .addColumn('series_id', ctx.autoIdType, ctx.autoId())
       .addColumn('device_id', 'varchar(64)', (c) => c.notNull())
       .addColumn('key', 'varchar(64)', (c) => c.notNull())
       .addColumn('last_ts', 'bigint', (c) => c.notNull())
@@ -36,7 +32,7 @@ export const platform: MigrationFactory = (ctx) => ({
     // Point ids are never exposed: SQLite's plain rowid is enough and cheaper.
     await db.schema
       .createTable('platform_telemetry')
-      .addColumn('id', ctx.autoIdType, autoId(ctx, false))
+      .addColumn('id', ctx.autoIdType, ctx.autoId({ mayReuse: true }))
       .addColumn('series_id', 'bigint', (c) => c.notNull())
       .addColumn('ts', 'bigint', (c) => c.notNull())
       .addColumn('value', 'text', (c) => c.notNull())
@@ -47,7 +43,7 @@ export const platform: MigrationFactory = (ctx) => ({
 
     await db.schema
       .createTable('platform_commands')
-      .addColumn('id', ctx.autoIdType, autoId(ctx, true))
+      .addColumn('id', ctx.autoIdType, ctx.autoId())
       .addColumn('device_id', 'varchar(64)', (c) => c.notNull())
       .addColumn('action', 'varchar(32)', (c) => c.notNull())
       .addColumn('params', 'text', (c) => c.notNull())
@@ -75,7 +71,7 @@ export const platform: MigrationFactory = (ctx) => ({
 
     await db.schema
       .createTable('platform_logs')
-      .addColumn('id', ctx.autoIdType, autoId(ctx, true))
+      .addColumn('id', ctx.autoIdType, ctx.autoId())
       .addColumn('source', 'varchar(16)', (c) => c.notNull())
       .addColumn('device_id', 'varchar(64)')
       .addColumn('level', 'varchar(8)', (c) => c.notNull())

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely'
+import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely'
 import type { Dialect } from '../storage.js'
 
 /** What a migration may know of the engine: capability-like column types, never `if pg` in queries. */
@@ -8,6 +8,12 @@ export interface MigrationContext {
   autoIdType: 'integer' | 'bigserial'
   /** Binary column type. */
   blobType: 'blob' | 'bytea'
+  /**
+   * Primary-key builder for an `autoIdType` column. Ids are never reused (SQLite AUTOINCREMENT)
+   * unless `mayReuse`: cursors and command ids rely on that; bulk rows (telemetry points) skip
+   * its cost.
+   */
+  autoId(options?: { mayReuse?: boolean }): (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder
 }
 
 export type MigrationFactory = (ctx: MigrationContext) => Migration
