@@ -11,6 +11,8 @@ import type { Storage } from './storage/storage.js'
 /** What every capability gets: built once in `buildApp`, passed to each capability's plugin. */
 export interface AppDeps {
   config: Config
+  /** This instance's id (INSTANCE_ID, or hostname-pid-random): /readyz, link holder, bus. */
+  instanceId: string
   storage: Storage
   users: UserDirectory
   tokens: TokenService

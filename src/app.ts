@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import rateLimit from '@fastify/rate-limit'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
@@ -74,7 +75,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   app.addHook('onClose', async () => {
     await storage.close()
   })
-  await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness })
+  await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId })
   await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
   await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
@@ -95,6 +96,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
   const tokens = new TokenService(secret, config.jwtExpireHours)
   return {
     config,
+    instanceId: config.instanceId ?? generatedInstanceId(),
     storage,
     users,
     tokens,
@@ -106,4 +108,10 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
   }
+}
+
+/** hostname-pid-random: unique per process, readable in logs; fits the 64-character id rule. */
+export function generatedInstanceId(): string {
+  const host = hostname().replace(/[^A-Za-z0-9._:-]/g, '-').slice(0, 40) || 'host'
+  return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`
 }

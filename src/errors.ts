@@ -58,6 +58,8 @@ export const CLOSE_CODES = {
   normal: 1000,
   restarting: 1012,
   too_big: 1009,
+  internal: 1011,
+  try_again: 1013,
   bad_frame: 4400,
   unauthorized: 4401,
   register_timeout: 4408,

@@ -24,6 +24,8 @@ export interface Config {
   dataDir: string
   database: DatabaseTarget
   natsUrl: string | undefined
+  /** `INSTANCE_ID`: this process's name among several instances; unset → generated at start. */
+  instanceId: string | undefined
   authUsers: Readonly<Record<string, ConfiguredUser>>
   /** True while the built-in admin (admin/admin) is in use. */
   defaultAdminInUse: boolean
@@ -166,6 +168,14 @@ function parseRootKey(env: Env): KeyObject | undefined {
   return key
 }
 
+function parseInstanceId(env: Env): string | undefined {
+  const value = text(env, 'INSTANCE_ID')
+  if (value !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(value)) {
+    throw new ConfigError('INSTANCE_ID', 'must be 1–64 characters of A–Z a–z 0–9 . _ : -')
+  }
+  return value
+}
+
 function optionalToken(env: Env, name: string, minLength: number): string | undefined {
   const value = text(env, name)
   if (value !== undefined && value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`)
@@ -196,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: parseDatabase(env, dataDir),
     natsUrl: text(env, 'NATS_URL'),
+    instanceId: parseInstanceId(env),
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,
     jwtExpireHours: positive(env, 'CLOUD_JWT_EXPIRE_HOURS', 72, false),

@@ -30,7 +30,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const options = { ...LINK_DEFAULTS, ...link }
   const { config } = deps
   const registry = new LinkRegistry()
-  const { bus, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log)
+  const { bus, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
   if (readiness) deps.readiness.push(readiness)
   // Runs after the device link's preClose closed every link, before the root closes storage.
   app.addHook('onClose', async () => bus.close())

@@ -8,7 +8,7 @@ export interface ReadinessCheck {
 }
 
 /** /healthz, /readyz and /metrics: no credentials (contract §1). */
-export async function opsRoutes(app: FastifyInstance, { metrics, readiness }: { metrics: Metrics; readiness: ReadinessCheck[] }) {
+export async function opsRoutes(app: FastifyInstance, { metrics, readiness, instanceId }: { metrics: Metrics; readiness: ReadinessCheck[]; instanceId: string }) {
   const tags = ['ops']
   app.get('/healthz', { schema: { tags } }, async () => ({ success: true, status: 'ok' }))
 
@@ -23,8 +23,8 @@ export async function opsRoutes(app: FastifyInstance, { metrics, readiness }: { 
         }
       }),
     )
-    if (failed.length > 0) return reply.status(503).send(errorBody('not_configured', `Not ready: ${failed.join(', ')} unreachable`, { failed }))
-    return { success: true, status: 'ready' }
+    if (failed.length > 0) return reply.status(503).send(errorBody('not_configured', `Not ready: ${failed.join(', ')} unreachable`, { failed, instance: instanceId }))
+    return { success: true, status: 'ready', instance: instanceId }
   })
 
   app.get('/metrics', { schema: { tags } }, async (_request, reply) => {

@@ -26,7 +26,6 @@ export interface LinkIdentity {
  * on this same socket, counts frames, and remembers the latest heartbeat.
  */
 export class DeviceLink {
-  readonly connectTime = Date.now() / 1000
   lastFrameAt = Date.now()
   lastHeartbeat: number | null = null
   lastStatus: Record<string, unknown> = {}
@@ -35,14 +34,19 @@ export class DeviceLink {
   /** Consecutive pings without a pong. */
   missedPongs = 0
   awaitingPong = false
+  /** The link server finished its bookkeeping for this closed link. */
+  unlinked = false
   private pending: Map<string, Pending> | undefined
   private nextId = 0
   private closed = false
 
   constructor(
     readonly identity: LinkIdentity,
+    /** Fencing generation of this link's claim: a link of a higher generation replaces it. */
+    readonly generation: number,
     readonly socket: WebSocket,
     private readonly metrics: LinkMetrics,
+    readonly connectTime = Date.now() / 1000,
   ) {}
 
   get deviceId(): string {

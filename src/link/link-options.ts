@@ -11,6 +11,10 @@ export interface DeviceLinkOptions {
   statusFlushMs?: number
   /** On shutdown, how long in-flight device requests may still finish before links close. */
   shutdownGraceMs?: number
+  /** A registration whose claim the database has not decided within this long is refused (1011). */
+  claimTimeoutMs?: number
+  /** How often each instance re-reads the fencing generations of its links (backstop for a lost takeover notice). */
+  fenceCheckMs?: number
 }
 
 export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
@@ -18,6 +22,8 @@ export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
   pingIntervalMs: 15_000,
   statusFlushMs: 5_000,
   shutdownGraceMs: 5_000,
+  claimTimeoutMs: 5_000,
+  fenceCheckMs: 10_000,
 }
 
 /** At most this many requests in flight per device (contract §4); beyond, 503 without forwarding. */

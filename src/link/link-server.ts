@@ -31,9 +31,20 @@ export class LinkServer {
   private readonly unregistered = new Set<WebSocket>()
   /** Registrations under way per device id: the bus keeps holding an id while one may still link it. */
   private readonly registering = new Map<string, number>()
+  /** Highest fencing generation seen per device id while a link of it registers here. */
+  private readonly highest = new Map<string, number>()
   private closing = false
+  private fenceTimer: NodeJS.Timeout | undefined
 
-  constructor(private readonly deps: LinkServerDeps) {}
+  constructor(private readonly deps: LinkServerDeps) {
+    deps.bus.onTakeover((deviceId, generation) => {
+      this.fence(deviceId, generation).catch((err: unknown) => deps.log.warn({ err, deviceId }, 'closing a taken-over link failed'))
+    })
+    this.fenceTimer = setInterval(() => {
+      this.checkFences().catch((err: unknown) => deps.log.warn({ err }, 'link fence check failed'))
+    }, deps.options.fenceCheckMs)
+    this.fenceTimer.unref()
+  }
 
   /** Takes a freshly upgraded socket through registration and serves it until it closes. */
   accept(socket: WebSocket, remoteAddress: string): void {
@@ -119,6 +130,7 @@ export class LinkServer {
   async shutdown(): Promise<void> {
     const { registry, writer, options } = this.deps
     this.closing = true
+    clearInterval(this.fenceTimer)
     registry.stopPinging()
     const deadline = Date.now() + options.shutdownGraceMs
     while (registry.inFlight() > 0 && Date.now() < deadline) await delay(25)
@@ -131,54 +143,127 @@ export class LinkServer {
     writer.stop()
   }
 
+  /**
+   * Registration under a fencing generation (see docs/deploy.md, "One link per device"):
+   * admit the key → claim (atomic generation bump in the database) → announce the claim on the
+   * bus (after which later claims reach us) → re-read the generation → join the registry unless
+   * a higher generation was seen. A higher claim seen at any step closes this link with 4409;
+   * a claim that cannot be decided closes it with 1011 (database) or 1013 (bus), unregistered.
+   * A refused socket is closed only after this instance stopped answering for the device, so a
+   * client that saw the close never reaches a stale holder.
+   */
   private async register(socket: WebSocket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
     const { store, bus, registry, log, enrollToken } = this.deps
     const deviceId = frame.device_id
     this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
+    let link: DeviceLink | undefined
+    let refusal: { code: number; reason: string } | undefined
+    let stage: 'database' | 'bus' = 'database'
     try {
       const verdict = await store.admit(frame, enrollToken)
       if (verdict !== 'accepted') {
         log.warn({ deviceId, verdict }, 'device link refused')
-        closeSocket(socket, CLOSE_CODES.unauthorized, verdict === 'wrong_key' ? 'wrong key for this device id' : 'enroll token required')
+        refusal = { code: CLOSE_CODES.unauthorized, reason: verdict === 'wrong_key' ? 'wrong key for this device id' : 'enroll token required' }
         return undefined
       }
       if (!isOpen(socket)) return undefined
-      await bus.claim(deviceId)
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
-      const link = new DeviceLink(identity, socket, this.deps.metrics)
-      await store.linkOpened(link, bus.instanceId)
-      if (!isOpen(socket) || this.closing) {
-        await store.linkClosed(link)
-        if (isOpen(socket)) closeSocket(socket, CLOSE_CODES.restarting, 'server restarting')
+      const connectTime = Date.now() / 1000
+      const generation = await withTimeout(store.claim(identity, connectTime, bus.instanceId), this.deps.options.claimTimeoutMs)
+      if (generation === undefined) {
+        refusal = { code: CLOSE_CODES.internal, reason: 'device record removed during registration; link again' }
         return undefined
       }
-      registry.add(link)?.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
+      link = new DeviceLink(identity, generation, socket, this.deps.metrics, connectTime)
+      this.sawGeneration(deviceId, generation)
+      stage = 'bus'
+      await bus.claim(deviceId, generation)
+      stage = 'database'
+      const current = (await withTimeout(store.generations([deviceId]), this.deps.options.claimTimeoutMs)).get(deviceId) ?? 0
+      this.sawGeneration(deviceId, current)
+      if ((this.highest.get(deviceId) ?? 0) > generation || (registry.get(deviceId)?.generation ?? 0) > generation) {
+        log.info({ deviceId, generation }, 'device link superseded by a newer connection while registering')
+        refusal = { code: CLOSE_CODES.replaced, reason: REPLACED }
+        await store.linkClosed(link)
+        return undefined
+      }
+      if (!isOpen(socket) || this.closing) {
+        refusal = { code: CLOSE_CODES.restarting, reason: 'server restarting' }
+        await store.linkClosed(link)
+        return undefined
+      }
+      registry.add(link)?.close(CLOSE_CODES.replaced, REPLACED)
       socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: Date.now() / 1000 }))
-      log.info({ deviceId, ip: identity.ip, version: frame.version }, 'device linked')
+      log.info({ deviceId, ip: identity.ip, version: frame.version, generation }, 'device linked')
       return link
     } catch (err) {
-      log.error({ err, deviceId }, 'device registration failed')
-      closeSocket(socket, 1011, 'registration failed')
+      // Undecided: the link is not registered. 1013 (try again later) when the bus could not
+      // carry the claim, 1011 when the database could not record or confirm it.
+      log.error({ err, deviceId, stage }, 'device registration failed: ownership could not be decided')
+      refusal =
+        stage === 'bus'
+          ? { code: CLOSE_CODES.try_again, reason: 'ownership could not be announced; try again later' }
+          : { code: CLOSE_CODES.internal, reason: 'registration failed' }
+      if (link) await store.linkClosed(link).catch(() => undefined)
       return undefined
     } finally {
       const left = this.registering.get(deviceId)! - 1
       if (left > 0) this.registering.set(deviceId, left)
-      else this.registering.delete(deviceId)
-      this.releaseIfUnused(deviceId)
+      else {
+        this.registering.delete(deviceId)
+        this.highest.delete(deviceId)
+      }
+      await this.releaseIfUnused(deviceId)
+      if (refusal) closeSocket(socket, refusal.code, refusal.reason)
     }
+  }
+
+  /**
+   * A claim of `generation` was made for the device (announced on the bus, or read from the
+   * database): a link of a lower generation here is closed with 4409 at once.
+   */
+  async fence(deviceId: string, generation: number): Promise<void> {
+    this.sawGeneration(deviceId, generation)
+    const link = this.deps.registry.get(deviceId)
+    if (!link || link.generation >= generation) return
+    this.deps.log.info({ deviceId, generation: link.generation, newer: generation }, 'device link taken over by a newer connection')
+    link.markClosed()
+    this.deps.registry.remove(link)
+    await this.releaseIfUnused(deviceId)
+    link.close(CLOSE_CODES.replaced, REPLACED)
+    this.unlink(link)
+  }
+
+  /** Backstop for a lost announcement: every link whose generation was passed in the database closes. */
+  async checkFences(): Promise<void> {
+    const links = this.deps.registry.all()
+    if (links.length === 0) return
+    const current = await this.deps.store.generations(links.map((l) => l.deviceId))
+    for (const link of links) {
+      const generation = current.get(link.deviceId)
+      if (generation !== undefined && generation > link.generation) await this.fence(link.deviceId, generation)
+    }
+  }
+
+  /** Remembers the highest generation seen for a device while one of its links registers here. */
+  private sawGeneration(deviceId: string, generation: number): void {
+    if (!this.registering.has(deviceId)) return
+    if (generation > (this.highest.get(deviceId) ?? 0)) this.highest.set(deviceId, generation)
   }
 
   private unlink(link: DeviceLink): void {
     const { registry, writer, log } = this.deps
+    if (link.unlinked) return
+    link.unlinked = true
     link.markClosed()
-    if (registry.remove(link)) this.releaseIfUnused(link.deviceId)
+    if (registry.remove(link)) void this.releaseIfUnused(link.deviceId)
     void writer.closed(link)
     log.info({ deviceId: link.deviceId }, 'device link closed')
   }
 
   /** The bus stops holding an id once no link of it is open here and none is registering. */
-  private releaseIfUnused(deviceId: string): void {
-    if (!this.deps.registry.get(deviceId) && !this.registering.has(deviceId)) this.deps.bus.release(deviceId)
+  private async releaseIfUnused(deviceId: string): Promise<void> {
+    if (!this.deps.registry.get(deviceId) && !this.registering.has(deviceId)) await this.deps.bus.release(deviceId).catch(() => undefined)
   }
 }
 
@@ -203,6 +288,15 @@ function closed(socket: WebSocket): Promise<void> {
       resolve()
     })
   })
+}
+
+const REPLACED = 'replaced by a newer connection of this device'
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  )
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,5 +1,5 @@
 import type { RegisterFrame } from '../sdk/frames.js'
-import type { DeviceLink } from './device-link.js'
+import type { DeviceLink, LinkIdentity } from './device-link.js'
 
 /** Why a register frame was refused, or `accepted`. */
 export type AdmitVerdict = 'accepted' | 'wrong_key' | 'enroll_refused'
@@ -11,8 +11,15 @@ export interface LinkStore {
    * token, if any, matches); a known id must present the same key.
    */
   admit(frame: RegisterFrame, enrollToken: string | undefined): Promise<AdmitVerdict>
-  /** Records the link's identity, connect time and holding instance. */
-  linkOpened(link: DeviceLink, instanceId: string): Promise<void>
+  /**
+   * Claims the device's link for this connection, in one atomic statement: bumps the device's
+   * fencing generation and records the link's identity, connect time and holding instance.
+   * Resolves with the new generation (the highest generation holds the link), or undefined when
+   * the device record no longer exists.
+   */
+  claim(identity: LinkIdentity, connectTime: number, instanceId: string): Promise<number | undefined>
+  /** The current fencing generation of each given device (absent: no record). */
+  generations(deviceIds: readonly string[]): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
   /** Writes the last heartbeat and clears the holder, unless a newer link took the record. */

@@ -1,4 +1,4 @@
-import type { DeviceLink } from '../../link/device-link.js'
+import type { DeviceLink, LinkIdentity } from '../../link/device-link.js'
 import { hashDeviceKey, sameSecret, verifyDeviceKey } from '../../link/key-hash.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../sdk/frames.js'
@@ -8,6 +8,9 @@ import { nowSeconds, type Db } from '../../storage/storage.js'
 import { pageOf } from '../../storage/paging.js'
 
 const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
+
+/** Device ids per generations query (bound parameters stay well under every engine's limit). */
+const GENERATION_BATCH = 500
 
 export type DeviceRow = Pick<Selectable<Database['devices']>, (typeof COLUMNS)[number]>
 
@@ -58,13 +61,28 @@ export class DeviceRepository implements LinkStore {
     }
   }
 
-  async linkOpened(link: DeviceLink, instanceId: string): Promise<void> {
-    const { deviceId, hostname, ip, version, linkId } = link.identity
-    await this.db
+  async claim(identity: LinkIdentity, connectTime: number, instanceId: string): Promise<number | undefined> {
+    const { deviceId, hostname, ip, version, linkId } = identity
+    const row = await this.db
       .updateTable('devices')
-      .set({ hostname, ip, version, connect_time: link.connectTime, link_instance: instanceId, link_id: linkId })
+      .set((eb) => ({ hostname, ip, version, connect_time: connectTime, link_instance: instanceId, link_id: linkId, link_generation: eb('link_generation', '+', 1) }))
       .where('device_id', '=', deviceId)
-      .execute()
+      .returning('link_generation')
+      .executeTakeFirst()
+    return row === undefined ? undefined : Number(row.link_generation)
+  }
+
+  async generations(deviceIds: readonly string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>()
+    for (let i = 0; i < deviceIds.length; i += GENERATION_BATCH) {
+      const rows = await this.db
+        .selectFrom('devices')
+        .select(['device_id', 'link_generation'])
+        .where('device_id', 'in', deviceIds.slice(i, i + GENERATION_BATCH))
+        .execute()
+      for (const row of rows) result.set(row.device_id, Number(row.link_generation))
+    }
+    return result
   }
 
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {

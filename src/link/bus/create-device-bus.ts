@@ -26,8 +26,14 @@ export async function probeNats(natsUrl: string): Promise<void> {
 }
 
 /** The one place that picks the device bus: NATS when `NATS_URL` is set, else in-process. */
-export async function createDeviceBus(natsUrl: string | undefined, registry: LinkRegistry, aliveMs: number, log: FastifyBaseLogger): Promise<DeviceBusSetup> {
-  if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs) }
+export async function createDeviceBus(
+  natsUrl: string | undefined,
+  registry: LinkRegistry,
+  aliveMs: number,
+  log: FastifyBaseLogger,
+  instanceId: string,
+): Promise<DeviceBusSetup> {
+  if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId) }
   let nc
   try {
     nc = await connect({
@@ -42,7 +48,7 @@ export async function createDeviceBus(natsUrl: string | undefined, registry: Lin
   }
   const connection = nc
   return {
-    bus: new NatsDeviceBus(connection, registry, aliveMs, log),
+    bus: new NatsDeviceBus(connection, registry, aliveMs, log, instanceId),
     readiness: {
       name: 'nats',
       async check() {

@@ -22,10 +22,17 @@ export interface DeviceBus {
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>
   /** Live state of the devices linked anywhere; a device absent from the map is not linked. */
   live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>>
-  /** Makes this instance the device's only holder: a link elsewhere is closed with 4409. */
-  claim(deviceId: string): Promise<void>
-  /** This instance no longer holds a link of the device. */
-  release(deviceId: string): void
+  /**
+   * Announces that this instance holds the device's link of fencing `generation`: once it
+   * resolves, this instance receives every later announcement for the device, and every
+   * instance holding a link of a lower generation has been told (it closes that link with
+   * 4409). Rejects when that cannot be ensured (bus down, time-out): the link must not register.
+   */
+  claim(deviceId: string, generation: number): Promise<void>
+  /** Called with every announcement of another claim this instance hears of. */
+  onTakeover(handler: (deviceId: string, generation: number) => void): void
+  /** This instance no longer holds a link of the device; resolves once the bus stopped routing it here. */
+  release(deviceId: string): Promise<void>
   /** Closes the device's link, wherever it is. */
   disconnect(deviceId: string, code: number, reason: string): Promise<void>
   close(): Promise<void>

@@ -36,9 +36,12 @@ export class InProcessDeviceBus implements DeviceBus {
     return result
   }
 
+  /** One instance: the link server sees every claim itself. */
   async claim(): Promise<void> {}
 
-  release(): void {}
+  onTakeover(): void {}
+
+  async release(): Promise<void> {}
 
   async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
     this.registry.get(deviceId)?.close(code, reason)

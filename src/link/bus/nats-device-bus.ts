@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { ErrorCode, type NatsConnection, type Subscription } from 'nats'
-import { AppError, CLOSE_CODES, type ErrorCode as AppErrorCode } from '../../errors.js'
+import { AppError, type ErrorCode as AppErrorCode } from '../../errors.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { LinkHint, LiveState } from '../live-state.js'
 import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
@@ -17,7 +17,7 @@ const PASSED_THROUGH: ReadonlySet<string> = new Set<AppErrorCode>(['device_unava
 
 type RequestMessage = { call: DeviceCall; timeout_ms: number }
 type RequestReply = { answer: DeviceAnswer } | { error: string; message: string }
-type ControlMessage = { kind: 'takeover'; instance: string } | { kind: 'disconnect'; code: number; reason: string }
+type ControlMessage = { kind: 'takeover'; instance: string; generation: number } | { kind: 'disconnect'; code: number; reason: string }
 type LiveReply = { live: Record<string, LiveState> }
 
 /**
@@ -26,8 +26,8 @@ type LiveReply = { live: Record<string, LiveState> }
  * Live state is asked of the holding instance, named by the registry's `link_instance` hint.
  */
 export class NatsDeviceBus implements DeviceBus {
-  readonly instanceId = randomUUID()
   private readonly local: InProcessDeviceBus
+  private takeoverHandler: (deviceId: string, generation: number) => void = () => undefined
   private readonly rpc: NatsRpc
   private readonly held = new Map<string, Subscription[]>()
   private readonly liveSubscription: Subscription
@@ -37,6 +37,7 @@ export class NatsDeviceBus implements DeviceBus {
     private readonly registry: LinkRegistry,
     aliveMs: number,
     private readonly log: FastifyBaseLogger,
+    readonly instanceId: string = randomUUID(),
   ) {
     this.local = new InProcessDeviceBus(registry, aliveMs, this.instanceId)
     this.rpc = new NatsRpc(nc)
@@ -77,24 +78,31 @@ export class NatsDeviceBus implements DeviceBus {
     return result
   }
 
-  async claim(deviceId: string): Promise<void> {
-    if (this.held.has(deviceId)) return
-    try {
-      await this.rpc.request(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId } satisfies ControlMessage, CONTROL_TIMEOUT_MS)
-    } catch (err) {
-      if (codeOf(err) !== ErrorCode.NoResponders) this.log.warn({ deviceId, err }, 'no answer to the takeover notice; linking anyway')
+  /**
+   * Subscribes to the device's subjects (so later announcements reach us), then publishes the
+   * claim and waits until the server has it: every instance subscribed by then receives it.
+   */
+  async claim(deviceId: string, generation: number): Promise<void> {
+    if (!this.held.has(deviceId)) {
+      this.held.set(deviceId, [
+        this.rpc.serve(natsSubjects.request(deviceId), async (msg) => this.answerRequest(deviceId, msg as RequestMessage), this.onError),
+        this.rpc.serve(natsSubjects.control(deviceId), async (msg) => this.answerControl(deviceId, msg as ControlMessage), this.onError),
+      ])
     }
-    if (this.held.has(deviceId)) return
-    this.held.set(deviceId, [
-      this.rpc.serve(natsSubjects.request(deviceId), async (msg) => this.answerRequest(deviceId, msg as RequestMessage), this.onError),
-      this.rpc.serve(natsSubjects.control(deviceId), async (msg) => this.answerControl(deviceId, msg as ControlMessage), this.onError),
-    ])
-    await this.nc.flush()
+    this.rpc.publish(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId, generation } satisfies ControlMessage)
+    await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
   }
 
-  release(deviceId: string): void {
-    for (const sub of this.held.get(deviceId) ?? []) sub.unsubscribe()
+  onTakeover(handler: (deviceId: string, generation: number) => void): void {
+    this.takeoverHandler = handler
+  }
+
+  async release(deviceId: string): Promise<void> {
+    const subs = this.held.get(deviceId)
+    if (!subs) return
+    for (const sub of subs) sub.unsubscribe()
     this.held.delete(deviceId)
+    if (!this.nc.isClosed()) await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the release in time')
   }
 
   async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
@@ -107,7 +115,8 @@ export class NatsDeviceBus implements DeviceBus {
   }
 
   async close(): Promise<void> {
-    for (const id of [...this.held.keys()]) this.release(id)
+    for (const subs of this.held.values()) for (const sub of subs) sub.unsubscribe()
+    this.held.clear()
     this.liveSubscription.unsubscribe()
     if (this.nc.isClosed()) return
     const drained = this.nc.drain().catch(() => undefined)
@@ -126,16 +135,10 @@ export class NatsDeviceBus implements DeviceBus {
   }
 
   private async answerControl(deviceId: string, msg: ControlMessage): Promise<{ ok: true }> {
-    if (msg.kind === 'takeover' && msg.instance === this.instanceId) return { ok: true }
-    const link = this.registry.get(deviceId)
     if (msg.kind === 'takeover') {
-      if (link) {
-        link.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
-        this.registry.remove(link)
-      }
-      this.release(deviceId)
+      if (typeof msg.generation === 'number') this.takeoverHandler(deviceId, msg.generation)
     } else {
-      link?.close(msg.code, msg.reason)
+      this.registry.get(deviceId)?.close(msg.code, msg.reason)
     }
     return { ok: true }
   }
@@ -147,6 +150,11 @@ export class NatsDeviceBus implements DeviceBus {
   }
 
   private readonly onError = (err: unknown) => this.log.error({ err }, 'NATS device bus error')
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer))
 }
 
 const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code

@@ -23,6 +23,11 @@ export class NatsRpc {
     return this.decode(reply.data, timeoutMs)
   }
 
+  /** Fire and forget; `flush` on the connection confirms the server has it. */
+  publish(subject: string, value: unknown): void {
+    this.nc.publish(subject, this.encode(value))
+  }
+
   /** Answers every message on `subject` with `handler`'s result. */
   serve(subject: string, handler: (value: unknown) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
     return this.nc.subscribe(subject, {

@@ -21,6 +21,13 @@ export interface FoundationTables {
     /** Milliseconds since epoch. */
     at: number
   }
+  /** Hits of a shared rate limit (scope + key), counted by every instance. */
+  rate_hits: {
+    id: Generated<number>
+    key: string
+    /** Milliseconds since epoch. */
+    at: number
+  }
   audit_log: {
     id: Generated<number>
     /** Seconds since epoch, fractional. */

@@ -18,6 +18,8 @@ export interface GatewayTables {
     link_instance: string | null
     /** The link this row was last written by; a closing link clears only its own columns. */
     link_id: string | null
+    /** Fencing generation: bumped by every claim of the link; the highest claim holds it. */
+    link_generation: Generated<number>
     created_at: number
   }
   user_device_bindings: {
