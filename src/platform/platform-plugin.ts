@@ -15,6 +15,9 @@ import { timeRoutes } from './device/time-routes.js'
 import { createPlatformServices } from './platform-services.js'
 import { RetentionJob } from './retention/retention-job.js'
 
+/** Advisory lock name: one retention pass at a time across instances. */
+export const RETENTION_LOCK = 'fleetgate.retention'
+
 /**
  * IoT platform: device API (/v1, /svc) and admin console API (/api/admin). Deliberately not
  * wrapped in fastify-plugin: its onClose (stopping retention) runs before the root one that
@@ -32,7 +35,8 @@ export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app,
 
   const { telemetryRetentionDays, logRetentionDays } = deps.config
   const { db, telemetry, commands } = services
-  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays }, deps.log)
+  const exclusive = <T>(fn: () => Promise<T>) => deps.storage.exclusive(RETENTION_LOCK, fn)
+  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays, exclusive }, deps.log)
   app.addHook('onReady', async () => retention.start())
   app.addHook('onClose', async () => retention.stop())
 }

@@ -28,6 +28,14 @@ export type Tx = Transaction<Database>
 export interface Storage {
   readonly db: Db
   readonly dialect: Dialect
+  /** `SELECT … FOR UPDATE SKIP LOCKED` is available (PostgreSQL; SQLite runs one writer at a time). */
+  readonly skipLocked: boolean
+  /**
+   * Runs `fn` unless another holder (this or another instance) runs one under the same name;
+   * resolves undefined when skipped. PostgreSQL: a session advisory lock, released when `fn`
+   * ends or the session dies. SQLite: one process owns the file, so `fn` just runs.
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>
   migrate(): Promise<void>
@@ -113,6 +121,8 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
   const storage: Storage = {
     db,
     dialect,
+    skipLocked: dialect === 'postgres',
+    exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     async ping() {
       await sql`select 1`.execute(db)
     },
@@ -132,6 +142,19 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     },
   }
   return storage
+}
+
+/** The lock lives on one pooled connection, held aside while `fn` runs on the others. */
+async function withAdvisoryLock<T>(db: Kysely<Database>, name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as locked`.execute(conn)
+    if (!rows[0]?.locked) return undefined
+    try {
+      return await fn()
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(conn)
+    }
+  })
 }
 
 async function createSchema(url: string, schema: string): Promise<void> {

@@ -2,19 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { AppError, forbidden, unauthorized } from '../../errors.js'
 import { hasConsoleToken } from '../device/device-access.js'
+import { SharedRateLimit } from '../../http/shared-rate-limit.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
 import { BindCodeAnswer, BindStatusAnswer, BindVerifyAnswer, BindVerifyBody } from './bind-schemas.js'
 import { bindStatus, issueBindCode, redeemBindCode } from './bind-store.js'
 
-/** Contract §7: 10 verify attempts per minute per client address. */
-const VERIFY_RATE = { max: 10, timeWindow: 60_000 }
+/** Contract §7: 10 verify attempts per minute per client address, counted across instances. */
+const VERIFY_LIMIT = 10
+const VERIFY_WINDOW_MS = 60_000
 
 /** Binding: the device shows a code, a user (or the console for a user) redeems it. */
 export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
   const { access, db, deps } = services
   const device = { tags: DEVICE_TAGS, security: DEVICE_SECURITY, params: DeviceIdParams }
+  const verifyLimit = new SharedRateLimit(db, 'bind-verify', VERIFY_LIMIT, VERIFY_WINDOW_MS)
 
   app.get('/v1/device/:device_id/bind/code', { schema: { ...device, response: { 200: BindCodeAnswer } } }, async (request) => {
     const { device_id } = request.params
@@ -47,7 +50,8 @@ export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices 
   app.post(
     '/v1/bind/verify',
     {
-      config: { rateLimit: VERIFY_RATE },
+      // Every try counts, well-formed or not, before authentication: onRequest.
+      onRequest: async (request) => verifyLimit.hit(request.ip, 'Too many binding attempts from this address; retry later'),
       schema: {
         tags: DEVICE_TAGS,
         security: [{ bearer: [] }, { consoleToken: [] }],

@@ -26,6 +26,8 @@ export class CommandQueue {
   constructor(
     private readonly db: Db,
     private readonly policy: DeliveryPolicy,
+    /** Storage capability: a poll skips rows another poll has locked instead of waiting for its commit. */
+    private readonly options: { skipLocked?: boolean } = {},
   ) {}
 
   async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>, now: number): Promise<CommandRow> {
@@ -64,15 +66,23 @@ export class CommandQueue {
 
   /**
    * Hands out up to `limit` due commands, oldest first, and marks them delivered. One
-   * UPDATE … WHERE id IN (oldest due) AND <still due> RETURNING: on PostgreSQL a concurrent
-   * poll that picked the same rows waits for our commit, re-checks the row conditions
-   * (READ COMMITTED) and skips them; SQLite runs the statements one at a time.
+   * UPDATE … WHERE id IN (oldest due, FOR UPDATE SKIP LOCKED) AND <still due> RETURNING: on
+   * PostgreSQL a concurrent poll (on any instance) passes over rows another poll holds instead
+   * of waiting for its commit, and the row conditions are re-checked; SQLite runs the statements
+   * one at a time.
    */
   async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
     const due = this.due(now)
     const rows = await this.db.transaction().execute(async (tx) => {
       await this.sweep(now, deviceId, tx)
-      const oldestDue = tx.selectFrom('platform_commands').select('id').where('device_id', '=', deviceId).where(due).orderBy('id').limit(limit)
+      const oldestDue = tx
+        .selectFrom('platform_commands')
+        .select('id')
+        .where('device_id', '=', deviceId)
+        .where(due)
+        .orderBy('id')
+        .limit(limit)
+        .$if(this.options.skipLocked === true, (q) => q.forUpdate().skipLocked())
       return tx
         .updateTable('platform_commands')
         .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now }))

@@ -17,6 +17,8 @@ export interface RetentionParts {
   commands: CommandQueue
   telemetryRetentionDays: number
   logRetentionDays: number
+  /** Runs a pass unless another instance runs one (resolves undefined then); default: always runs. */
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T | undefined>
 }
 
 export interface RetentionResult {
@@ -49,6 +51,12 @@ export class RetentionJob {
     return result
   }
 
+  /** One pass, unless another instance is running one: then undefined. */
+  async runExclusive(now = Date.now()): Promise<RetentionResult | undefined> {
+    const { exclusive } = this.parts
+    return exclusive ? exclusive(() => this.runOnce(now)) : this.runOnce(now)
+  }
+
   start(intervalMs = RETENTION_INTERVAL_MS): void {
     this.timer = setInterval(() => this.tick(), intervalMs)
     this.timer.unref()
@@ -62,10 +70,10 @@ export class RetentionJob {
 
   private tick(): void {
     if (this.running) return
-    this.running = this.runOnce()
+    this.running = this.runExclusive()
       .then(
         (r) => {
-          if (r.telemetry + r.logs > 0) this.log.info({ pruned: r }, 'platform retention pruned old rows')
+          if (r && r.telemetry + r.logs > 0) this.log.info({ pruned: r }, 'platform retention pruned old rows')
         },
         (err: unknown) => this.log.error({ err }, 'platform retention failed'),
       )
