@@ -65,17 +65,17 @@ export class CommandQueue {
   }
 
   /**
-   * Hands out up to `limit` due commands, oldest first, and marks them delivered. One
-   * UPDATE … WHERE id IN (oldest due, FOR UPDATE SKIP LOCKED) AND <still due> RETURNING: on
-   * PostgreSQL a concurrent poll (on any instance) passes over rows another poll holds instead
-   * of waiting for its commit, and the row conditions are re-checked; SQLite runs the statements
-   * one at a time.
+   * Hands out up to `limit` due commands, oldest first, and marks them delivered, in one
+   * transaction: pick the oldest due ids (PostgreSQL: FOR UPDATE SKIP LOCKED, so a concurrent
+   * poll on any instance passes over rows another poll holds instead of waiting for its
+   * commit), then UPDATE … WHERE id IN (picked) AND <still due> RETURNING. SQLite runs one
+   * transaction at a time.
    */
   async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
     const due = this.due(now)
     const rows = await this.db.transaction().execute(async (tx) => {
       await this.sweep(now, deviceId, tx)
-      const oldestDue = tx
+      const picked = await tx
         .selectFrom('platform_commands')
         .select('id')
         .where('device_id', '=', deviceId)
@@ -83,10 +83,16 @@ export class CommandQueue {
         .orderBy('id')
         .limit(limit)
         .$if(this.options.skipLocked === true, (q) => q.forUpdate().skipLocked())
+        .execute()
+      if (picked.length === 0) return []
       return tx
         .updateTable('platform_commands')
         .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now }))
-        .where('id', 'in', oldestDue)
+        .where(
+          'id',
+          'in',
+          picked.map((r) => r.id),
+        )
         .where(due)
         .returningAll()
         .execute()
