@@ -42,6 +42,8 @@ export async function createDeviceBus(
       timeout: 5000,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
+      // Otherwise every request builds an Error (stack trace) up front, just in case it times out.
+      noAsyncTraces: true,
     })
   } catch (err) {
     throw new ConfigError('NATS_URL', `NATS unreachable: ${(err as Error).message}`)

@@ -16,10 +16,14 @@ const BLOB_TTL_MS = 60_000
  * forwarded bodies may reach 16 MiB) travel as chunks the receiver fetches one by one.
  */
 export class NatsRpc {
+  /** Requests and replies issued during this turn of the event loop, sent together at its end. */
+  private outgoing: (() => void)[] = []
+
   constructor(private readonly nc: NatsConnection) {}
 
   async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
-    const reply = await this.nc.request(subject, this.encode(value), { timeout: timeoutMs })
+    const data = this.encode(value)
+    const reply = await new Promise<Msg>((resolve, reject) => this.send(() => this.nc.request(subject, data, { timeout: timeoutMs }).then(resolve, reject)))
     return this.decode(reply.data, timeoutMs)
   }
 
@@ -40,7 +44,24 @@ export class NatsRpc {
 
   private async answer(msg: Msg, handler: (value: unknown) => Promise<unknown>): Promise<void> {
     const result = await handler(await this.decode(msg.data, BLOB_TTL_MS))
-    if (msg.reply) msg.respond(this.encode(result))
+    if (!msg.reply) return
+    const data = this.encode(result)
+    this.send(() => msg.respond(data))
+  }
+
+  /**
+   * The client writes to its socket once per microtask checkpoint; under load each forwarded
+   * call would cost a write (a syscall) of its own. Holding them to the end of the turn lets
+   * every call and reply of the turn leave in one write.
+   */
+  private send(op: () => void): void {
+    this.outgoing.push(op)
+    if (this.outgoing.length > 1) return
+    setImmediate(() => {
+      const ops = this.outgoing
+      this.outgoing = []
+      for (const run of ops) run()
+    })
   }
 
   private get chunkSize(): number {

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench -- cluster [--duration 10] [--connections 50]`: the cost of the cross-instance
+ * hop. Two `fleetgate serve` processes (A, B) on one PostgreSQL schema and NATS; a device (the
+ * SDK's DeviceAgent, in this process) links to A; autocannon (a child process) sends
+ * GET /api/v1/devices/{id}/hardware/position to A, then to B (one NATS hop), in the same run.
+ * Target: B/A ≥ 0.5. Needs PostgreSQL (TEST_DATABASE_URL or 127.0.0.1:5432) and NATS
+ * (TEST_NATS_URL or 127.0.0.1:4222).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createRequire } from 'node:module'
+import { createServer, type AddressInfo } from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { DeviceAgent, ok, RouteTable } from '../src/sdk/index.js'
+import { createScratchDatabase } from '../src/cluster/scratch-database.js'
+
+const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
+
+interface Run {
+  rps: number
+  p50: number
+  p99: number
+  non2xx: number
+  errors: number
+}
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`)
+  const value = i >= 0 ? Number(args[i + 1]) : fallback
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
+  return value
+}
+
+function autocannon(url: string, seconds: number, connections: number, headers: Record<string, string>): Promise<Run> {
+  const cli = createRequire(import.meta.url).resolve('autocannon')
+  const args = [cli, '-j', '-c', String(connections), '-d', String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url]
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+      if (err) return reject(err)
+      const r = JSON.parse(stdout)
+      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts })
+    })
+  })
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+async function startInstance(name: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort()
+  // BENCH_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${name}.cpuprofile`] : []
+  const child = spawn(process.execPath, [...profile, CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', INSTANCE_ID: name, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let err = ''
+  child.stderr!.on('data', (d) => (err += d))
+  const url = `http://127.0.0.1:${port}`
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`instance ${name} exited with ${code}: ${err}`)
+  })
+  for (;;) {
+    const ready = fetch(`${url}/readyz`).then((r) => r.ok, () => false)
+    if (await Promise.race([ready, exited])) return { child, url }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+export default async function cluster(args: string[]): Promise<void> {
+  const seconds = option(args, 'duration', 10)
+  const connections = option(args, 'connections', 50)
+  const database = await createScratchDatabase(PG_URL, 'bench_cluster')
+  const env = {
+    DATABASE_URL: database.url,
+    NATS_URL,
+    CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'admin' } }),
+    PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
+    CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
+  }
+  const instances: ChildProcess[] = []
+  let agent: DeviceAgent | undefined
+  try {
+    const a = await startInstance('bench-a', env)
+    instances.push(a.child)
+    const b = await startInstance('bench-b', env)
+    instances.push(b.child)
+    const login = await fetch(`${a.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
+    })
+    const token = ((await login.json()) as { token: string }).token
+    const routes = new RouteTable().get('/hardware/position', () => ok(POSITION))
+    agent = new DeviceAgent({ url: a.url, deviceId: 'bench-cluster-01', key: 'bench-device-key-0001', version: 'bench', routes, maxConcurrentRequests: 64 })
+    const registered = once(agent, 'registered')
+    agent.start()
+    await registered
+
+    const auth = { authorization: `Bearer ${token}` }
+    const target = (base: string) => `${base}/api/v1/devices/bench-cluster-01/hardware/position`
+    console.log(`device linked to A; warming up, then ${seconds} s × ${connections} connections each…`)
+    await autocannon(target(a.url), 2, connections, auth)
+    await autocannon(target(b.url), 2, connections, auth)
+    const viaA = process.env.BENCH_ONLY_B ? { rps: 1, p50: 0, p99: 0, non2xx: 0, errors: 0 } : await autocannon(target(a.url), seconds, connections, auth)
+    const viaB = await autocannon(target(b.url), seconds, connections, auth)
+    const row = (name: string, r: Run) =>
+      `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
+    console.log(row('(A) to the instance holding the link', viaA))
+    console.log(row('(B) to the other instance (one NATS hop)', viaB))
+    const ratio = viaB.rps / viaA.rps
+    console.log(`ratio B/A: ${ratio.toFixed(2)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`)
+  } finally {
+    await agent?.close()
+    for (const child of instances) {
+      child.kill('SIGTERM')
+      if (child.exitCode === null) await once(child, 'exit')
+    }
+    await database.drop().catch(() => undefined)
+  }
+}
