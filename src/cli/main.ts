@@ -8,6 +8,7 @@ commands:
   serve                      run the server (npm start)
   sim [options]              simulated pick-and-place machines and platform devices (npm run sim)
   demo                       server on the embedded default plus simulated machines (npm run demo)
+  cluster [--instances 3]    N instances behind nginx on local PostgreSQL and NATS (npm run cluster)
   firmware keygen|sign|verify  make and check signed firmware images (npm run firmware)`
 
 async function main(argv: string[]): Promise<number> {
@@ -23,6 +24,10 @@ async function main(argv: string[]): Promise<number> {
     case 'demo': {
       const { runDemoCommand } = await import('./demo-command.js')
       return runDemoCommand(rest)
+    }
+    case 'cluster': {
+      const { runClusterCommand } = await import('./cluster-command.js')
+      return runClusterCommand(rest)
     }
     case 'firmware': {
       const { runFirmwareCommand } = await import('./firmware-command.js')
