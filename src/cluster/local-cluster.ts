@@ -21,6 +21,8 @@ export interface LocalClusterOptions {
   env?: Record<string, string>
   /** Where instance output goes; default: dropped. */
   log?: (instance: string, line: string) => void
+  /** The compiled CLI to run (`fleetgate serve`); default: the one beside this file. */
+  cli?: string
 }
 
 export interface LocalInstance {
@@ -71,7 +73,8 @@ export class LocalCluster {
   async start(): Promise<void> {
     const nginxBin = findNginx()
     if (!nginxBin) throw new Error('nginx is not installed (Debian: apt-get install -y nginx)')
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build)`)
+    const cli = this.options.cli ?? CLI
+    if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run build)`)
     this.database = await createScratchDatabase(this.options.postgresUrl, 'fleetgate_cluster')
     this.dir = await mkdtemp(path.join(os.tmpdir(), 'fleetgate-nginx-'))
     // One at a time: the first one migrates the new database.
@@ -122,7 +125,7 @@ export class LocalCluster {
 
   private async startInstance(id: string): Promise<LocalInstance> {
     const port = await freePort()
-    const child = spawn(process.execPath, [CLI, 'serve'], {
+    const child = spawn(process.execPath, [this.options.cli ?? CLI, 'serve'], {
       env: {
         PATH: process.env.PATH ?? '',
         LOG_LEVEL: 'warn',
