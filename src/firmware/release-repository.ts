@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js'
+import { pageWithCursor } from '../storage/paging.js'
 import { nowSeconds, type Db } from '../storage/storage.js'
 
 export interface NewRelease {
@@ -65,8 +66,8 @@ export async function listReleases(db: Db, limit: number, before?: string) {
     )
   }
   const rows = await query.execute()
-  const page = rows.slice(0, limit)
-  return { releases: page, next_before: rows.length > limit ? page[page.length - 1]!.release_id : undefined }
+  const { rows: releases, next } = pageWithCursor(rows, limit, (row) => row.release_id)
+  return { releases, next_before: next }
 }
 
 /**

@@ -57,7 +57,7 @@ export class DeviceLink {
     if (this.closed) return Promise.reject(unavailable(this.deviceId))
     const pending = (this.pending ??= new Map())
     if (pending.size >= MAX_IN_FLIGHT) {
-      return Promise.reject(new AppError('device_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
+      return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
     }
     const id = (++this.nextId).toString(36)
     const frame: RequestFrame = { type: 'request', id, method: call.method, path: call.path, query: call.query, body: call.body, user: call.user }

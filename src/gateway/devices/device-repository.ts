@@ -1,5 +1,6 @@
 import type { DeviceLink } from '../../link/device-link.js'
-import { hashDeviceKey, sameSecret, verifyDeviceKey } from '../../link/key-hash.js'
+import { hashDeviceKey, verifyDeviceKey } from '../../link/key-hash.js'
+import { sameSecret } from '../../protocol/same-secret.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'
