@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import WebSocket, { type RawData } from 'ws'
 import { CLOSE_CODES } from '../errors.js'
@@ -36,7 +37,8 @@ export class LinkServer {
   constructor(private readonly deps: LinkServerDeps) {}
 
   /** Takes a freshly upgraded socket through registration and serves it until it closes. */
-  accept(socket: WebSocket, remoteAddress: string): void {
+  accept(socket: WebSocket, wire: Socket): void {
+    const remoteAddress = wire.remoteAddress ?? ''
     const { writer, metrics, options } = this.deps
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
     let phase: Phase = 'waiting'
@@ -63,7 +65,7 @@ export class LinkServer {
         if (frame.type !== 'register') return refuse('the first frame must be register')
         phase = 'registering'
         clearTimeout(timer)
-        void this.register(socket, frame, remoteAddress).then((registered) => {
+        void this.register(socket, wire, frame, remoteAddress).then((registered) => {
           this.unregistered.delete(socket)
           if (!registered) {
             // Refused: the socket must read again to finish the close handshake.
@@ -131,7 +133,7 @@ export class LinkServer {
     writer.stop()
   }
 
-  private async register(socket: WebSocket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
+  private async register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
     const { store, bus, registry, log, enrollToken } = this.deps
     const deviceId = frame.device_id
     this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
@@ -145,7 +147,7 @@ export class LinkServer {
       if (!isOpen(socket)) return undefined
       await bus.claim(deviceId)
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
-      const link = new DeviceLink(identity, socket, this.deps.metrics)
+      const link = new DeviceLink(identity, socket, this.deps.metrics, wire)
       await store.linkOpened(link, bus.instanceId)
       if (!isOpen(socket) || this.closing) {
         await store.linkClosed(link)
