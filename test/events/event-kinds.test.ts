@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateFirmwareKeys, publicKeyPem } from '../../src/gateway/firmware/image/firmware-keys.js'
-import { signImage } from '../../src/gateway/firmware/image/sign-image.js'
+import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { signImage } from '../../src/firmware/sign-image.js'
 import { machine, OPERATOR } from '../gateway/helpers/machine.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
 import { DIALECTS } from '../helpers/dialects.js'
