@@ -2,6 +2,14 @@ import type { ServerResponse } from 'node:http'
 import type { AuthUser } from '../auth/user-directory.js'
 import type { FleetEvent } from './fleet-event.js'
 
+/** Each event's `data` is serialised once, however many streams write it. */
+const serialised = new WeakMap<FleetEvent, string>()
+const dataOf = (event: FleetEvent) => {
+  let json = serialised.get(event)
+  if (json === undefined) serialised.set(event, (json = JSON.stringify(event.data)))
+  return json
+}
+
 /** Events held while a stream loads its user's bindings; beyond this the stream gives up. */
 const MAX_PENDING = 10_000
 
@@ -63,7 +71,7 @@ export class EventStream {
       else this.bound!.delete(event.data.device_id)
     }
     if (!this.visible(event)) return
-    this.write(`id: ${++this.nextId}\nevent: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`)
+    this.write(`id: ${++this.nextId}\nevent: ${event.kind}\ndata: ${dataOf(event)}\n\n`)
   }
 
   comment(text: string): void {

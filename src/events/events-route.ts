@@ -30,6 +30,8 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps; hub: EventH
     '/api/v1/events',
     {
       onRequest: deps.authenticator.requireUser,
+      // A HEAD request would hold a stream slot open with nothing to read.
+      exposeHeadRoute: false,
       schema: {
         tags: ['events'],
         security: [{ bearer: [] }],

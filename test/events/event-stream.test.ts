@@ -45,6 +45,11 @@ describe.each(DIALECTS)('the event stream on %s', (dialect) => {
     expect(s.of('platform-device', (d) => d.device_id === 'ids-1')[0]!.data).toMatchObject({ device_id: 'ids-1', online: false, last_online_at: null, reason: 'added' })
   })
 
+  it('does not open a stream for HEAD', async () => {
+    const res = await t.app.inject({ method: 'HEAD', url: '/api/v1/events', headers: { authorization: await t.auth('root') } })
+    expect(res.statusCode).toBe(404)
+  })
+
   it('sends a keep-alive comment periodically', async () => {
     const s = await t.stream('alice')
     expect(await s.nextComment()).toBe('keep-alive')
