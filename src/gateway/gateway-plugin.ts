@@ -10,6 +10,7 @@ import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
+import { BindingCache } from './devices/binding-cache.js'
 import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
 import { deviceLoginRoute } from './devices/device-login-route.js'
@@ -38,6 +39,8 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const metrics = createLinkMetrics(deps.metrics.registry, () => registry.size)
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
+  const bindingCache = new BindingCache()
+  bus.watchBindings(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
   const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log })
   registry.startPinging(options.pingIntervalMs)
@@ -46,7 +49,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     deps,
     devices,
     bindings,
-    access: new DeviceAccess(devices, bindings),
+    access: new DeviceAccess(devices, bindings, bindingCache),
     bus,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
     deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),
