@@ -1,4 +1,4 @@
-import type { RequestFrame, ResponseFrame } from '../../sdk/frames.js'
+import type { RequestFrame, ResponseFrame } from '../../protocol/frames.js'
 import type { LinkHint, LiveState } from '../live-state.js'
 
 /** Bindings removed: one user's binding of a device, or all of a device's (`username` absent); `all` when some removals may have been missed. */
