@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import WebSocket, { type RawData } from 'ws'
 import { CLOSE_CODES } from '../errors.js'
-import { parseDeviceFrame, type RegisterFrame } from '../sdk/frames.js'
+import { parseDeviceFrame, type RegisterFrame } from '../protocol/frames.js'
 import type { DeviceBus } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
@@ -10,6 +11,7 @@ import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
+import type { LinkEvents } from '../events/link-events.js'
 
 export interface LinkServerDeps {
   store: LinkStore
@@ -20,6 +22,8 @@ export interface LinkServerDeps {
   options: Required<DeviceLinkOptions>
   enrollToken: string | undefined
   log: FastifyBaseLogger
+  /** Announces registrations, closes, alive changes and heartbeats to the event streams. */
+  events?: LinkEvents
 }
 
 type Phase = 'waiting' | 'registering' | 'registered' | 'closed'
@@ -47,7 +51,8 @@ export class LinkServer {
   }
 
   /** Takes a freshly upgraded socket through registration and serves it until it closes. */
-  accept(socket: WebSocket, remoteAddress: string): void {
+  accept(socket: WebSocket, wire: Socket): void {
+    const remoteAddress = wire.remoteAddress ?? ''
     const { writer, metrics, options } = this.deps
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
     let phase: Phase = 'waiting'
@@ -74,7 +79,7 @@ export class LinkServer {
         if (frame.type !== 'register') return refuse('the first frame must be register')
         phase = 'registering'
         clearTimeout(timer)
-        void this.register(socket, frame, remoteAddress).then((registered) => {
+        void this.register(socket, wire, frame, remoteAddress).then((registered) => {
           this.unregistered.delete(socket)
           if (!registered) {
             // Refused: the socket must read again to finish the close handshake.
@@ -93,6 +98,7 @@ export class LinkServer {
       if (frame.type === 'register') return refuse('already registered')
       link!.receive(frame)
       if (frame.type === 'heartbeat') writer.mark(link!)
+      this.deps.events?.frame(link!, frame.type)
     }
 
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -152,7 +158,7 @@ export class LinkServer {
    * A refused socket is closed only after this instance stopped answering for the device, so a
    * client that saw the close never reaches a stale holder.
    */
-  private async register(socket: WebSocket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
+  private async register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
     const { store, bus, registry, log, enrollToken } = this.deps
     const deviceId = frame.device_id
     this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
@@ -174,7 +180,7 @@ export class LinkServer {
         refusal = { code: CLOSE_CODES.internal, reason: 'device record removed during registration; link again' }
         return undefined
       }
-      link = new DeviceLink(identity, generation, socket, this.deps.metrics, connectTime)
+      link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
       this.sawGeneration(deviceId, generation)
       stage = 'bus'
       await bus.claim(deviceId, generation)
@@ -192,8 +198,10 @@ export class LinkServer {
         await store.linkClosed(link)
         return undefined
       }
-      registry.add(link)?.close(CLOSE_CODES.replaced, REPLACED)
+      const replaced = registry.add(link)
+      replaced?.close(CLOSE_CODES.replaced, REPLACED)
       socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: Date.now() / 1000 }))
+      this.deps.events?.registered(link, replaced !== undefined)
       log.info({ deviceId, ip: identity.ip, version: frame.version, generation }, 'device linked')
       return link
     } catch (err) {
@@ -256,7 +264,10 @@ export class LinkServer {
     if (link.unlinked) return
     link.unlinked = true
     link.markClosed()
-    if (registry.remove(link)) void this.releaseIfUnused(link.deviceId)
+    if (registry.remove(link)) {
+      void this.releaseIfUnused(link.deviceId)
+      this.deps.events?.closed(link)
+    }
     void writer.closed(link)
     log.info({ deviceId: link.deviceId }, 'device link closed')
   }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../storage/storage.js'
 import { CommandQueue } from './commands/command-queue.js'
-import { DeviceAccess } from './device/device-access.js'
+import { DeviceAccess } from './device-api/device-auth.js'
 import { TelemetryStore } from './telemetry/telemetry-store.js'
 
 /** What the platform's routes share, built once per app. */
@@ -26,8 +26,8 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
-    }, { skipLocked: deps.storage.skipLocked }),
-    telemetry: new TelemetryStore(db),
+    }, deps.events, { skipLocked: deps.storage.skipLocked }),
+    telemetry: new TelemetryStore(db, { writers: deps.storage.concurrentWriters }),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }
 }
