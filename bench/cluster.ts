@@ -9,6 +9,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +23,9 @@ const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
 
 interface Run {
   rps: number
+  seconds: number
+  /** CPU time of both instances and the device (this process) per request, in µs. */
+  cpuUs?: number
   p50: number
   p99: number
   non2xx: number
@@ -42,10 +46,31 @@ function autocannon(url: string, seconds: number, connections: number, headers: 
     execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(err)
       const r = JSON.parse(stdout)
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts })
+      resolve({ rps: r.requests.average, seconds, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts })
     })
   })
 }
+
+/** utime + stime of a process in µs (Linux /proc; 0 elsewhere). */
+function processCpuUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  } catch {
+    return 0
+  }
+}
+
+async function measured(pids: number[], run: () => Promise<Run>): Promise<Run> {
+  const cpu = () => pids.reduce((sum, pid) => sum + processCpuUs(pid), 0)
+  const before = cpu()
+  const self = process.cpuUsage()
+  const r = await run()
+  const used = process.cpuUsage(self)
+  return { ...r, cpuUs: (cpu() - before + used.user + used.system) / Math.max(1, r.rps * r.seconds) }
+}
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -110,17 +135,27 @@ export default async function cluster(args: string[]): Promise<void> {
 
     const auth = { authorization: `Bearer ${token}` }
     const target = (base: string) => `${base}/api/v1/devices/bench-cluster-01/hardware/position`
-    console.log(`device linked to A; warming up, then ${seconds} s × ${connections} connections each…`)
+    console.log(`device linked to A; warming up, then A, B, A, B, A, B for ${seconds} s × ${connections} connections each…`)
     await autocannon(target(a.url), 2, connections, auth)
     await autocannon(target(b.url), 2, connections, auth)
-    const viaA = process.env.BENCH_ONLY_B ? { rps: 1, p50: 0, p99: 0, non2xx: 0, errors: 0 } : await autocannon(target(a.url), seconds, connections, auth)
-    const viaB = await autocannon(target(b.url), seconds, connections, auth)
+    // A and B alternate, three pairs: the machine's load drifts, a pair sees the same load.
+    const pids = [a.child.pid!, b.child.pid!]
+    const pairs: { viaA: Run; viaB: Run }[] = []
+    for (let i = 0; i < 3; i++) {
+      const viaA = await measured(pids, () => autocannon(target(a.url), process.env.BENCH_CPU_PROF ? 1 : seconds, connections, auth))
+      const viaB = await measured(pids, () => autocannon(target(b.url), seconds, connections, auth))
+      pairs.push({ viaA, viaB })
+    }
     const row = (name: string, r: Run) =>
-      `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
-    console.log(row('(A) to the instance holding the link', viaA))
-    console.log(row('(B) to the other instance (one NATS hop)', viaB))
-    const ratio = viaB.rps / viaA.rps
-    console.log(`ratio B/A: ${ratio.toFixed(2)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`)
+      `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   ` +
+      `${(r.cpuUs ?? 0).toFixed(0).padStart(4)} µs CPU/req   non-2xx ${r.non2xx}   errors ${r.errors}`
+    pairs.forEach(({ viaA, viaB }, i) => {
+      console.log(row(`(A${i + 1}) to the instance holding the link`, viaA))
+      console.log(row(`(B${i + 1}) to the other instance (NATS hop)`, viaB))
+    })
+    const ratio = median(pairs.map((p) => p.viaB.rps / p.viaA.rps))
+    const hopUs = median(pairs.map((p) => (p.viaB.cpuUs ?? 0) - (p.viaA.cpuUs ?? 0)))
+    console.log(`ratio B/A (median of ${pairs.length} pairs): ${ratio.toFixed(2)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; the hop costs ${hopUs.toFixed(0)} µs CPU per request`)
   } finally {
     await agent?.close()
     for (const child of instances) {

@@ -145,6 +145,7 @@ export class NatsDeviceBus implements DeviceBus {
     this.held.clear()
     this.liveSubscription.unsubscribe()
     this.bindingSubscription.unsubscribe()
+    this.rpc.close()
     this.local.setWatchersEnabled(false)
     if (this.nc.isClosed()) return
     const drained = this.nc.drain().catch(() => undefined)

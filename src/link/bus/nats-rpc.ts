@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Msg, NatsConnection, Subscription } from 'nats'
+import { ErrorCode, type Msg, type NatsConnection, type Subscription } from 'nats'
 import { natsSubjects } from './nats-subjects.js'
 
 /** Placeholder sent instead of a message larger than max_payload; the receiver fetches the chunks. */
@@ -18,13 +18,53 @@ const BLOB_TTL_MS = 60_000
 export class NatsRpc {
   /** Requests and replies issued during this turn of the event loop, sent together at its end. */
   private outgoing: (() => void)[] = []
+  /**
+   * Our own request-reply over one wildcard inbox: the client's `request` builds two Error
+   * objects (stack traces) per call even when it succeeds, a large share of a forwarded call's CPU.
+   */
+  private readonly inbox = `_INBOX.fleetgate.${randomUUID()}.`
+  private inboxSubscription: Subscription | undefined
+  private readonly waiting = new Map<string, { resolve(msg: Msg): void; reject(err: Error): void; timer: NodeJS.Timeout }>()
+  private nextToken = 0
 
   constructor(private readonly nc: NatsConnection) {}
 
   async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
-    const data = this.encode(value)
-    const reply = await new Promise<Msg>((resolve, reject) => this.send(() => this.nc.request(subject, data, { timeout: timeoutMs }).then(resolve, reject)))
+    const reply = await this.requestRaw(subject, this.encode(value), timeoutMs)
     return this.decode(reply.data, timeoutMs)
+  }
+
+  /** Rejects with `code` NoResponders (nobody subscribed: the server's empty 503 reply) or Timeout. */
+  private requestRaw(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+    this.inboxSubscription ??= this.nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => (err ? undefined : this.settle(msg)) })
+    const token = (++this.nextToken).toString(36)
+    return new Promise<Msg>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.waiting.delete(token)) reject(natsError(ErrorCode.Timeout, 'request timed out'))
+      }, timeoutMs)
+      this.waiting.set(token, { resolve, reject, timer })
+      this.send(() => this.nc.publish(subject, data, { reply: this.inbox + token }))
+    })
+  }
+
+  private settle(msg: Msg): void {
+    const token = msg.subject.slice(this.inbox.length)
+    const entry = this.waiting.get(token)
+    if (!entry) return
+    this.waiting.delete(token)
+    clearTimeout(entry.timer)
+    if (msg.data.length === 0 && msg.headers?.code === 503) entry.reject(natsError(ErrorCode.NoResponders, 'no responders'))
+    else entry.resolve(msg)
+  }
+
+  /** Stops listening for replies; requests still waiting fail as timed out. */
+  close(): void {
+    this.inboxSubscription?.unsubscribe()
+    for (const [token, entry] of this.waiting) {
+      clearTimeout(entry.timer)
+      this.waiting.delete(token)
+      entry.reject(natsError(ErrorCode.Timeout, 'bus closed'))
+    }
   }
 
   /** Fire and forget; `flush` on the connection confirms the server has it. */
@@ -98,6 +138,9 @@ export class NatsRpc {
     return JSON.parse(whole.toString('utf8'))
   }
 }
+
+/** An error the device bus maps like the client's own (by `code`). */
+const natsError = (code: string, message: string) => Object.assign(new Error(message), { code })
 
 function isBlobRef(value: unknown): value is BlobRef {
   return typeof value === 'object' && value !== null && '$blob' in value && typeof (value as BlobRef).$blob?.subject === 'string'
