@@ -11,6 +11,7 @@ import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
+import type { LinkEvents } from '../events/link-events.js'
 
 export interface LinkServerDeps {
   store: LinkStore
@@ -21,6 +22,8 @@ export interface LinkServerDeps {
   options: Required<DeviceLinkOptions>
   enrollToken: string | undefined
   log: FastifyBaseLogger
+  /** Announces registrations, closes, alive changes and heartbeats to the event streams. */
+  events?: LinkEvents
 }
 
 type Phase = 'waiting' | 'registering' | 'registered' | 'closed'
@@ -84,6 +87,7 @@ export class LinkServer {
       if (frame.type === 'register') return refuse('already registered')
       link!.receive(frame)
       if (frame.type === 'heartbeat') writer.mark(link!)
+      this.deps.events?.frame(link!, frame.type)
     }
 
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -154,8 +158,10 @@ export class LinkServer {
         if (isOpen(socket)) closeSocket(socket, CLOSE_CODES.restarting, 'server restarting')
         return undefined
       }
-      registry.add(link)?.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
+      const replaced = registry.add(link)
+      replaced?.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
       socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: Date.now() / 1000 }))
+      this.deps.events?.registered(link, replaced !== undefined)
       log.info({ deviceId, ip: identity.ip, version: frame.version }, 'device linked')
       return link
     } catch (err) {
@@ -173,7 +179,10 @@ export class LinkServer {
   private unlink(link: DeviceLink): void {
     const { registry, writer, log } = this.deps
     link.markClosed()
-    if (registry.remove(link)) this.releaseIfUnused(link.deviceId)
+    if (registry.remove(link)) {
+      this.releaseIfUnused(link.deviceId)
+      this.deps.events?.closed(link)
+    }
     void writer.closed(link)
     log.info({ deviceId: link.deviceId }, 'device link closed')
   }

@@ -33,7 +33,8 @@ describe.each(DIALECTS)('no endpoint answers 500 to hostile input on %s', (diale
     admin = await loginAs(t.app, 'admin', 'admin')
     await t.app.inject({ method: 'POST', url: '/api/admin/device/add', headers: { 'x-console-token': 'test-console-token' }, payload: { device_id: 'dev-1', model: 'm' } })
     const doc = (await t.app.inject('/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> }
-    routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    // The event stream stays open by design: an injected request to it would never finish.
+    routes = Object.entries(doc.paths).filter(([path]) => path !== '/api/v1/events').flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => ({
         method: method.toUpperCase(),
         url: path.replace(/\{cam\}/g, 'up').replace(/\{[a-z_]+\}/g, (m) => (m === '{device_id}' ? 'dev-1' : 'x1')),

@@ -5,6 +5,7 @@ import { isPlainObject } from '../../protocol/is-plain-object.js'
 import { badDeviceResponse, deviceError, deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'
+import { bindingEvent } from '../../events/binding-event.js'
 
 const ROUTE = 'POST /api/v1/devices/:device_id/auth/login'
 
@@ -45,7 +46,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         throw badDeviceResponse('Device accepted the login without a user object')
       }
       await throttle.succeed(key)
-      await bindings.bind(user, deviceId)
+      if (await bindings.bind(user, deviceId)) ctx.deps.events.publish(bindingEvent(user.username, deviceId, true))
       return { success: true, device_id: deviceId, user: data.user }
     },
   )
