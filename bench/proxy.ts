@@ -18,6 +18,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -152,9 +153,14 @@ export default async function proxy(args: string[]): Promise<void> {
     }
   }
 
+  /** Open loop; also the server's own event-loop delay, to tell its stalls from the machine's. */
   const openLoop = async (c: 'bare' | 'forwarded'): Promise<Measured> => {
     const [server, device] = [selfCpu(), await cpuOf[c].device()]
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
     const result = await runLoad({ kind: 'http-open', url: c === 'bare' ? direct : forwarded, rate, seconds: openSeconds, headers: c === 'bare' ? {} : auth })
+    delay.disable()
+    console.log(`    server event-loop delay during the ${c} open loop: p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
     const requests = Math.max(1, result.total)
     return { ...result, serverCpu: (selfCpu() - server) / requests, deviceCpu: ((await cpuOf[c].device()) - device) / requests }
   }
