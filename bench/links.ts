@@ -38,6 +38,22 @@ async function settledRss(): Promise<number> {
   return process.memoryUsage().rss
 }
 
+/** BENCH_PROFILE=<file.cpuprofile>: a CPU profile of the server during registration only. */
+async function profileIf(file: string | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!file) return undefined
+  const { Session } = await import('node:inspector/promises')
+  const { writeFileSync } = await import('node:fs')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async () => {
+    const { profile } = await session.post('Profiler.stop')
+    writeFileSync(file, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
 /** Opens `count` links from a child process; resolves once all registered and sent a heartbeat. */
 async function openLinks(linkUrl: string, prefix: string, count: number) {
   const child = fork(HERE, ['--links-child', linkUrl, prefix, String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
@@ -68,9 +84,11 @@ export default async function links(args: string[]): Promise<void> {
     await warm.close()
     while ((await linked()) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
     const before = await settledRss()
+    const profiling = await profileIf(process.env.BENCH_PROFILE)
     const cpu = process.cpuUsage()
     const fleet = await openLinks(linkUrl, 'bench', count)
     const used = process.cpuUsage(cpu)
+    await profiling?.()
     const seconds = fleet.seconds
     if ((await linked()) !== count) throw new Error(`expected ${count} links, the server holds ${await linked()}`)
     const after = await settledRss()
