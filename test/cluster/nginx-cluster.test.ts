@@ -5,6 +5,7 @@ import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
 import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
 import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
 import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { SseClient } from '../events/sse-client.js'
 
 const CONSOLE_TOKEN = 'cluster-console-token'
 const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
@@ -89,6 +90,15 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
     })()
     await expect.poll(() => acked.length, { timeout: 30_000 }).toBeGreaterThan(20)
 
+    // Event streams through nginx (unbuffered): they start at once and report the re-links below.
+    // Three of them, spread over the instances: the killed instance's own stream ends with it.
+    const streams: SseClient[] = []
+    for (let i = 0; i < 3; i++) streams.push(await SseClient.open(`${cluster.url}/api/v1/events`, `Bearer ${token}`))
+    for (const stream of streams) {
+      expect(stream.status).toBe(200)
+      await expect.poll(() => stream.lines[0]).toBe('retry: 3000')
+    }
+
     // SIGKILL the instance holding the most machines.
     const counts = new Map<string, number>()
     for (const holder of linkedTo.values()) if (holder) counts.set(holder, (counts.get(holder) ?? 0) + 1)
@@ -118,6 +128,9 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
     for (const id of ids) expect(await position(id)).toBe(200)
     const relinked = await holders(orphans)
     for (const id of orphans) expect(relinked.get(id)).not.toBe(victimId)
+    const sawRelinks = (stream: SseClient) => orphans.every((id) => stream.of('device', (d) => d.device_id === id && d.registered === true).length > 0)
+    await expect.poll(() => streams.some(sawRelinks), { timeout: 15_000 }).toBe(true)
+    for (const stream of streams) stream.close()
 
     const windowMs = Math.max(...backAt.values()) - killedAt
     // Writes go on through the surviving instances too.
