@@ -14,8 +14,22 @@ interface Upload {
   manifestText?: string
 }
 
-/** Reads the `image` file and the `manifest` (file or field); the size limit throws 413 mid-stream. */
+/**
+ * Reads the `image` file and the `manifest` (file or field); the size limit throws 413 mid-stream.
+ * Any other failure of the multipart parser (no or wrong boundary, truncated or garbled body) is
+ * the client's: 400.
+ */
 async function readUpload(request: FastifyRequest): Promise<Upload> {
+  try {
+    return await readParts(request)
+  } catch (err) {
+    const status = (err as { statusCode?: unknown }).statusCode
+    if (err instanceof AppError || (typeof status === 'number' && status >= 400 && status < 500)) throw err
+    throw new AppError('bad_request', `Malformed multipart body: ${(err as Error).message}`)
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<Upload> {
   const upload: Upload = {}
   for await (const part of request.parts()) {
     if (part.type === 'file') {
