@@ -11,12 +11,14 @@ import { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
 import { firmwarePlugin } from './gateway/firmware/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
+import { requireConsole } from './platform/admin/console-auth.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { installErrorHandler } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
+import { installPrefixGuards } from './http/prefix-guards.js'
 import { opsRoutes } from './http/ops-routes.js'
 import { installValidator } from './http/validator.js'
 import type { DeviceLinkOptions } from './link/link-options.js'
@@ -62,6 +64,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   installValidator(app)
   installJsonBodyParser(app)
   installErrorHandler(app)
+  installPrefixGuards(app, [
+    { prefix: '/api/v1/admin/', check: deps.authenticator.requireAdmin },
+    { prefix: '/api/admin/', check: requireConsole(deps) },
+  ])
   installRequestMetrics(app, deps.metrics)
   await installOpenApi(app)
   await app.register(rateLimit, {

@@ -57,7 +57,6 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
   app.post(
     '/api/v1/admin/firmware/slave/releases',
     {
-      preHandler: deps.authenticator.requireAdmin,
       schema: {
         tags: ['firmware'],
         summary: 'Publish a signed firmware release',
