@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   device_busy: 503,
   not_configured: 503,
+  server_busy: 503,
   device_timeout: 504,
 } as const
 

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely'
+import { AppError } from '../../errors.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { TelemetryRecord, TelemetryValue } from './telemetry-schemas.js'
 
@@ -35,6 +36,12 @@ interface Newest {
 
 /** Batches written in one transaction at most. */
 const MAX_GROUP = 64
+/**
+ * Points waiting behind the commit under way, at most (about 100 bytes each). Beyond, a batch is
+ * refused with 503 `server_busy` rather than held: memory stays bounded when the database falls
+ * behind. A batch larger than this is still taken when nothing waits.
+ */
+export const MAX_QUEUED_POINTS = 200_000
 
 interface EncodedBatch {
   deviceId: string
@@ -72,11 +79,15 @@ function encodeBatch(deviceId: string, records: TimedRecord[]): EncodedBatch {
  */
 export class TelemetryStore {
   private readonly queue: Pending[] = []
+  private queuedPoints = 0
   private draining = false
   private readonly insertPoints: SqlByRowCount
   private readonly upsertSeries: SqlByRowCount
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly maxQueuedPoints = MAX_QUEUED_POINTS,
+  ) {
     this.insertPoints = new SqlByRowCount((rows) => insertPointsQuery(db, rows).compile().sql)
     this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
   }
@@ -86,11 +97,16 @@ export class TelemetryStore {
    * point count. Batches that arrive while a commit is under way are written together in the
    * next transaction (group commit): each commit rewrites the same hot index pages, so fewer,
    * larger transactions do far less work. A group that fails is retried batch by batch, so one
-   * batch's failure never fails another's.
+   * batch's failure never fails another's. Rejects with `server_busy` (nothing stored) when the
+   * queue is full.
    */
   insert(deviceId: string, records: TimedRecord[]): Promise<number> {
     const batch = encodeBatch(deviceId, records)
     if (batch.points.length === 0) return Promise.resolve(0)
+    if (this.queuedPoints > 0 && this.queuedPoints + batch.points.length > this.maxQueuedPoints) {
+      return Promise.reject(new AppError('server_busy', 'Telemetry is arriving faster than it can be stored; retry shortly', { retry_after: 1 }))
+    }
+    this.queuedPoints += batch.points.length
     return new Promise((resolve, reject) => {
       this.queue.push({ batch, resolve, reject })
       if (!this.draining) void this.drain()
@@ -102,7 +118,9 @@ export class TelemetryStore {
     try {
       while (this.queue.length > 0) {
         // Devices in a fixed order: two instances' groups lock series rows in the same order.
-        const group = this.queue.splice(0, MAX_GROUP).sort((a, b) => (a.batch.deviceId < b.batch.deviceId ? -1 : a.batch.deviceId > b.batch.deviceId ? 1 : 0))
+        const group = this.queue.splice(0, MAX_GROUP)
+        for (const { batch } of group) this.queuedPoints -= batch.points.length
+        group.sort((a, b) => (a.batch.deviceId < b.batch.deviceId ? -1 : a.batch.deviceId > b.batch.deviceId ? 1 : 0))
         try {
           await this.db.transaction().execute(async (tx) => {
             for (const { batch } of group) await this.write(tx, batch)
