@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../storage/storage.js'
 import { CommandQueue } from './commands/command-queue.js'
-import { DeviceAccess } from './device/device-access.js'
+import { DeviceAccess } from './device-api/device-auth.js'
 import { TelemetryStore } from './telemetry/telemetry-store.js'
 
 /** What the platform's routes share, built once per app. */
@@ -26,7 +26,7 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
-    }),
+    }, deps.events),
     telemetry: new TelemetryStore(db),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }

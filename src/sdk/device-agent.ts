@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type { Socket } from 'node:net'
 import { hostname as osHostname } from 'node:os'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import WebSocket, { type ClientOptions, type RawData } from 'ws'
@@ -12,10 +13,10 @@ import {
   type DeviceFrame,
   type RegisteredFrame,
   type RequestFrame,
-} from './frames.js'
+} from '../protocol/frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
-import { sendBatched } from './batched-send.js'
+import { sendBatched } from '../protocol/batched-send.js'
 
 /** Close codes the gateway uses that mean "do not come back" (contract §4). */
 export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const
@@ -112,6 +113,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly queue: TaskQueue
   private readonly log: AgentLog
   private readonly socketOptions: ClientOptions
+  /** Each connection's socket, from its 'upgrade' response, for batched writes. */
+  private readonly wires = new WeakMap<WebSocket, Socket>()
   private socket: WebSocket | undefined
   private heartbeatTimer: NodeJS.Timeout | undefined
   private registerTimer: NodeJS.Timeout | undefined
@@ -183,6 +186,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.currentState = 'connecting'
     const ws = new WebSocket(this.url, { handshakeTimeout: 10_000, maxPayload: MAX_INCOMING_BYTES, ...this.socketOptions })
     this.socket = ws
+    ws.on('upgrade', (response) => this.wires.set(ws, response.socket))
     ws.on('open', () => {
       if (ws !== this.socket) return
       this.currentState = 'registering'
@@ -321,7 +325,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   private sendText(ws: WebSocket, text: string): void {
     if (ws.readyState !== WebSocket.OPEN) return
-    sendBatched(ws, text, (err) => {
+    sendBatched(ws, this.wires.get(ws), text, (err) => {
       if (err) this.log('warn', `send failed: ${err.message}`)
     })
   }

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateFirmwareKeys, publicKeyPem } from '../../src/gateway/firmware/image/firmware-keys.js'
+import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
 

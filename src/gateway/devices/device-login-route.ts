@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { throttleKey } from '../../auth/login-throttle.js'
-import { AppError, errorWithStatus } from '../../errors.js'
-import { badDeviceResponse, deviceError, deviceMessage, isPlainObject } from '../forwarding/device-answers.js'
+import { AppError } from '../../errors.js'
+import { isPlainObject } from '../../protocol/is-plain-object.js'
+import { badDeviceResponse, deviceError, deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'
+import { bindingEvent } from '../../events/binding-event.js'
 
 const ROUTE = 'POST /api/v1/devices/:device_id/auth/login'
 
@@ -38,7 +40,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         await throttle.release(key)
         throw err
       })
-      if (answer.status === 401 || answer.status === 403) throw errorWithStatus('device_auth_failed', answer.status, deviceMessage(answer))
+      if (answer.status === 401 || answer.status === 403) throw new AppError('device_auth_failed', deviceMessage(answer), {}, answer.status)
       const data = answer.data
       if (answer.status >= 400) {
         await throttle.release(key)
@@ -49,7 +51,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         throw badDeviceResponse('Device accepted the login without a user object')
       }
       await throttle.succeed(key)
-      await bindings.bind(user, deviceId)
+      if (await bindings.bind(user, deviceId)) ctx.deps.events.publish(bindingEvent(user.username, deviceId, true))
       return { success: true, device_id: deviceId, user: data.user }
     },
   )

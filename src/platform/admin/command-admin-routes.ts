@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify'
 import { badRequest } from '../../errors.js'
 import { isHidAction, validateCommand } from '../commands/command-actions.js'
 import { toCommandRecord } from '../commands/command-record.js'
-import { unknownDevice } from '../device/device-access.js'
-import { findDevice, setExpression } from '../devices/device-repository.js'
+import { unknownDevice } from '../device-api/device-auth.js'
+import { findDevice, setExpression } from '../devices/device-store.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { ADMIN_SECURITY, ADMIN_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
 import { CommandListQuery } from '../commands/command-schemas.js'
-import { CommandAnswer, CommandBody, CommandClearBody, CommandListAnswer, DeletedAnswer, ExpressionBody } from './admin-schemas.js'
+import { CommandAnswer, CommandBody, CommandClearBody, CommandListAnswer, DeletedAnswer, ExpressionBody } from './console-schemas.js'
 import { actorOf } from './console-auth.js'
 
 /** Queue commands (any action, expression, HID), list and clear the queue. */
@@ -30,6 +30,7 @@ export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformS
       await recordOperation(tx, { actor: actorOf(request), action: 'command.create', device_id: deviceId, message }, now)
       return queued
     })
+    commands.announce([row], now)
     return { success: true, command: toCommandRecord(row) }
   }
 

@@ -2,17 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { badRequest, conflict } from '../../errors.js'
 import { bindStatus } from '../binding/bind-store.js'
 import { toCommandRecord } from '../commands/command-record.js'
-import { unknownDevice } from '../device/device-access.js'
+import { unknownDevice } from '../device-api/device-auth.js'
 import { readConfig } from '../device-config/config-store.js'
-import { deleteDeviceAndData, findDevice, insertDevice, listDevices, setTokenHash } from '../devices/device-repository.js'
+import { deleteDeviceAndData, findDevice, insertDevice, listDevices, setTokenHash } from '../devices/device-store.js'
 import { toDeviceRecord } from '../devices/device-record.js'
 import { issueDeviceToken } from '../devices/device-token.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { ADMIN_SECURITY, ADMIN_TAGS, DeviceIdParams, Success } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
 import { SeriesAnswer, TELEMETRY_KEY_PATTERN, TelemetryQuery } from '../telemetry/telemetry-schemas.js'
-import { AddDeviceAnswer, AddDeviceBody, DeviceDetailAnswer, DeviceListAnswer, DeviceListQuery, TokenAnswer } from './admin-schemas.js'
+import { AddDeviceAnswer, AddDeviceBody, DeviceDetailAnswer, DeviceListAnswer, DeviceListQuery, TokenAnswer } from './console-schemas.js'
 import { actorOf } from './console-auth.js'
+import { platformDeviceEvent } from '../../events/platform-liveness.js'
 
 const telemetryKey = new RegExp(TELEMETRY_KEY_PATTERN)
 
@@ -63,6 +64,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
         return findDevice(tx, device_id)
       })
       if (!created) throw conflict(`Device ${device_id} exists already`)
+      services.deps.events.publish(platformDeviceEvent(device_id, false, null, 'added', now))
       return reply.status(201).send({ success: true, device: toDeviceRecord(created, services.onlineSince(now)), device_token: token })
     },
   )
@@ -78,6 +80,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
         return true
       })
       if (!deleted) throw unknownDevice(device_id)
+      services.deps.events.publish(platformDeviceEvent(device_id, false, null, 'deleted'))
       return { success: true }
     },
   )
