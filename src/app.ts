@@ -23,6 +23,7 @@ import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installPrefixGuards } from './http/prefix-guards.js'
+import { installUnreadBodyHandling } from './http/unread-bodies.js'
 import { opsRoutes } from './http/ops-routes.js'
 import { installValidator } from './http/validator.js'
 import type { DeviceLinkOptions } from './link/link-options.js'
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   installValidator(app)
   installJsonBodyParser(app)
   installErrorHandler(app)
+  installUnreadBodyHandling(app)
   installPrefixGuards(app, [
     { prefix: '/api/v1/admin/', check: deps.authenticator.requireAdmin },
     { prefix: '/api/admin/', check: requireConsole(deps) },

@@ -52,6 +52,8 @@ function parseManifest(text: string): { manifest: unknown; reasons: string[] } {
   }
 }
 
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024 + 64 * 1024
+
 /** POST /api/v1/admin/firmware/slave/releases (contract §6). */
 export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const { config, storage } = deps
@@ -68,6 +70,9 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
       },
       // The body schema documents the multipart form; the handler reads and checks the parts.
       validatorCompiler: () => () => true,
+      // The image limit plus room for the manifest and the multipart framing; the image's own
+      // limit is enforced part by part.
+      bodyLimit: config.firmwareMaxBytes + MULTIPART_OVERHEAD_BYTES,
     },
     async (request, reply) => {
       const rootKey = config.firmwareRootPublicKey
