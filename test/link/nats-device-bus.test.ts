@@ -71,10 +71,9 @@ describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
     const arrived = device.nextRequest()
     const pending = as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)
     await arrived
-    const dropped = Date.now()
     device.socket.terminate()
+    // 502, not the 504 of the time-out: the drop on A failed the request waiting on B.
     const res = await pending
-    expect(Date.now() - dropped).toBeLessThan(1000)
     expect(res.statusCode).toBe(502)
   })
 
