@@ -4,7 +4,8 @@ import { foundation } from './0001-foundation.js'
 import { gateway } from './0002-gateway.js'
 import { firmware } from './0003-firmware.js'
 import { platform } from './0004-platform.js'
-import { cluster } from './0005-cluster.js'
+import { loginCounters } from './0005-login-counters.js'
+import { cluster } from './0006-cluster.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -12,7 +13,8 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0002-gateway': gateway,
   '0003-firmware': firmware,
   '0004-platform': platform,
-  '0005-cluster': cluster,
+  '0005-login-counters': loginCounters,
+  '0006-cluster': cluster,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
