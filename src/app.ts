@@ -9,6 +9,7 @@ import { LoginThrottle } from './auth/login-throttle.js'
 import { TokenService } from './auth/token-service.js'
 import { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
+import { consoleRoutes } from './console/console-routes.js'
 import { firmwarePlugin } from './gateway/firmware/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import { platformPlugin } from './platform/platform-plugin.js'
@@ -33,6 +34,8 @@ export interface BuildOptions {
   wechatTimeoutMs?: number
   /** Device-link timings (register time-out, pings); only tests change them. */
   deviceLink?: DeviceLinkOptions
+  /** Built console folder (default: dist/console of the package). */
+  consoleDir?: string
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
@@ -79,6 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
+  await app.register(consoleRoutes, { dir: options.consoleDir })
   return app
 }
 

@@ -1,0 +1,3 @@
+export function AuditPage() {
+  return <h1>AuditPage</h1>
+}

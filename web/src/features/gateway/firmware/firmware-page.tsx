@@ -1,0 +1,3 @@
+export function FirmwarePage() {
+  return <h1>FirmwarePage</h1>
+}

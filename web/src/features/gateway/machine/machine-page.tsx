@@ -1,0 +1,3 @@
+export function MachinePage() {
+  return <h1>MachinePage</h1>
+}
