@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkManifestShape } from '../../../src/gateway/firmware/image/manifest-schema.js'
+import { checkManifestShape } from '../../src/firmware/manifest-schema.js'
 
 const valid = {
   release: 'slave-1.2.3_45',

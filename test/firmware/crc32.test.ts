@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { crc32, crc32Hex } from '../../../src/gateway/firmware/image/crc32.js'
+import { crc32, crc32Hex } from '../../src/firmware/crc32.js'
 
 describe('crc32', () => {
   it('gives the IEEE check value and 8 lowercase hex digits', () => {

@@ -4,7 +4,7 @@ import { readConfig, writeConfig } from '../device-config/config-store.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { hasConsoleToken } from './device-access.js'
+import { hasConsoleToken } from './device-auth.js'
 
 /** GET and POST /v1/device/{id}/config: versioned, replaced whole. */
 export const configRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {

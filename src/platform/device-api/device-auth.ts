@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import { findDevice } from '../devices/device-repository.js'
+import { findDevice } from '../devices/device-store.js'
 import type { DeviceRow } from '../devices/device-record.js'
 import { matchesHash, sameSecret } from '../secret-compare.js'
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
-import { isIdentifier } from '../../../http/ids.js'
+import { isIdentifier } from '../protocol/ids.js'
 
 // Each `description` completes the sentence "manifest.<field> must be …" in rejection reasons.
 

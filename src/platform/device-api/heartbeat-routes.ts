@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../errors.js'
-import { findDevice, insertDevice, recordHeartbeat } from '../devices/device-repository.js'
+import { findDevice, insertDevice, recordHeartbeat } from '../devices/device-store.js'
 import { toDeviceRecord } from '../devices/device-record.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { unknownDevice } from './device-access.js'
-import { DeviceInfoAnswer, HeartbeatAnswer, HeartbeatBody } from './device-schemas.js'
+import { unknownDevice } from './device-auth.js'
+import { DeviceInfoAnswer, HeartbeatAnswer, HeartbeatBody } from './device-api-schemas.js'
 
 /** POST /v1/device/heartbeat and GET /v1/device/{id}. */
 export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { AckAnswer, AckBody, PollAnswer, PollQuery } from './device-schemas.js'
+import { AckAnswer, AckBody, PollAnswer, PollQuery } from './device-api-schemas.js'
 
 const MAX_POLL = 50
 

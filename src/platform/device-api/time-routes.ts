@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { TimeAnswer, TimeSyncAnswer, TimeSyncBody } from './device-schemas.js'
+import { TimeAnswer, TimeSyncAnswer, TimeSyncBody } from './device-api-schemas.js'
 
 /** GET /v1/time and POST /v1/device/{id}/time/sync. */
 export const timeRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { generateFirmwareKeys, readPublicKeyPem } from '../../../src/gateway/firmware/image/firmware-keys.js'
-import { parseMcubootImage } from '../../../src/gateway/firmware/image/mcuboot-image.js'
-import { signImage } from '../../../src/gateway/firmware/image/sign-image.js'
-import { verifyRelease } from '../../../src/gateway/firmware/image/verify-release.js'
+import { generateFirmwareKeys, readPublicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { parseMcubootImage } from '../../src/firmware/mcuboot-image.js'
+import { signImage } from '../../src/firmware/sign-image.js'
+import { verifyRelease } from '../../src/firmware/verify-release.js'
 import { buildHandImage, makeHandKeys, withSystemOf } from './hand-built-image.js'
 
 /** mulberry32: a small deterministic PRNG, so a failing case can be replayed by its index. */

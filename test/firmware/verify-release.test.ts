@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { generateFirmwareKeys } from '../../../src/gateway/firmware/image/firmware-keys.js'
-import { signImage } from '../../../src/gateway/firmware/image/sign-image.js'
-import { verifyRelease, type ReleaseVerification } from '../../../src/gateway/firmware/image/verify-release.js'
+import { generateFirmwareKeys } from '../../src/firmware/firmware-keys.js'
+import { signImage } from '../../src/firmware/sign-image.js'
+import { verifyRelease, type ReleaseVerification } from '../../src/firmware/verify-release.js'
 import { buildHandImage, HAND_PRODUCT, makeHandKeys, withSystemOf } from './hand-built-image.js'
 
 const failedChecks = (result: ReleaseVerification) => result.checks.filter((check) => check.status === 'fail').map((check) => check.name)

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import type { Db, Tx } from '../../storage/storage.js'
-import type { HeartbeatBody } from '../device/device-schemas.js'
+import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
 import type { DeviceRow } from './device-record.js'
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { readPublicKeyPem } from '../../../src/gateway/firmware/image/firmware-keys.js'
-import { parseMcubootImage } from '../../../src/gateway/firmware/image/mcuboot-image.js'
-import { verifyRelease } from '../../../src/gateway/firmware/image/verify-release.js'
+import { readPublicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { parseMcubootImage } from '../../src/firmware/mcuboot-image.js'
+import { verifyRelease } from '../../src/firmware/verify-release.js'
 
 // Signed by MCUboot's own imgtool; see fixtures/README.md for the exact command.
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseMcubootImage, type McubootParseResult } from '../../../src/gateway/firmware/image/mcuboot-image.js'
+import { parseMcubootImage, type McubootParseResult } from '../../src/firmware/mcuboot-image.js'
 import { buildHandImage, makeHandKeys } from './hand-built-image.js'
 
 const keys = makeHandKeys()

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { ID_PATTERN } from '../http/ids.js'
+import { ID_PATTERN } from './ids.js'
 
 /**
  * The device-link protocol (contract §4): the single definition of every frame, shared by the

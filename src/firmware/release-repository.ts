@@ -1,5 +1,5 @@
-import { AppError } from '../../errors.js'
-import { nowSeconds, type Db } from '../../storage/storage.js'
+import { AppError } from '../errors.js'
+import { nowSeconds, type Db } from '../storage/storage.js'
 
 export interface NewRelease {
   release_id: string

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runFirmwareCommand } from '../../../src/cli/firmware-command.js'
-import { parseMcubootImage } from '../../../src/gateway/firmware/image/mcuboot-image.js'
+import { runFirmwareCommand } from '../../src/cli/firmware-command.js'
+import { parseMcubootImage } from '../../src/firmware/mcuboot-image.js'
 
 async function run(...argv: string[]) {
   let stdout = ''

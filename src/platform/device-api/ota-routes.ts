@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { SYSTEM_BIN_PATH, findActiveRelease } from '../../gateway/firmware/release-repository.js'
+import { SYSTEM_BIN_PATH, findActiveRelease } from '../../firmware/release-repository.js'
 import { offersUpdate, parseRunningVersion } from '../ota/upgrade-check.js'
 import { DEVICE_SECURITY, DEVICE_TAGS } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { OtaAnswer, OtaQuery } from './device-schemas.js'
+import { OtaAnswer, OtaQuery } from './device-api-schemas.js'
 
 /** GET /svc/upgrade/check and its alias /v1/ota/check: is the active firmware release newer? */
 export const otaRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {

@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import { isIdentifier } from '../../http/ids.js'
+import { isIdentifier } from '../../protocol/ids.js'
 import { writeAudit } from '../../storage/audit-repository.js'
-import { verifyRelease } from './image/verify-release.js'
+import { verifyRelease } from '../../firmware/verify-release.js'
 import { UploadAnswer, UploadBodyDoc } from './firmware-schemas.js'
-import { insertRelease, releaseExists } from './release-repository.js'
+import { insertRelease, releaseExists } from '../../firmware/release-repository.js'
 
 interface Upload {
   image?: Buffer

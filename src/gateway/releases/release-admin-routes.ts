@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import { ActivateAnswer, ReleaseIdParams, ReleaseList, ReleaseListQuery } from './firmware-schemas.js'
-import { activateRelease, listReleases } from './release-repository.js'
+import { activateRelease, listReleases } from '../../firmware/release-repository.js'
 
 /** List and activate releases (administrators). */
 export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {

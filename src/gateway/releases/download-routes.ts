@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import { countDownload, findActiveImage, findActiveManifest } from './release-repository.js'
+import { countDownload, findActiveImage, findActiveManifest } from '../../firmware/release-repository.js'
 import { parseRange } from './byte-range.js'
 
 /**

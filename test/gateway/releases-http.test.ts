@@ -1,10 +1,10 @@
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { certifySigningKey, generateFirmwareKeys, generateP256KeyPair, publicKeyPem } from '../../../src/gateway/firmware/image/firmware-keys.js'
-import { signImage, type SignImageOptions } from '../../../src/gateway/firmware/image/sign-image.js'
-import { DIALECTS } from '../../helpers/dialects.js'
-import { loginAs, startTestApp, type TestApp } from '../../helpers/test-app.js'
+import { certifySigningKey, generateFirmwareKeys, generateP256KeyPair, publicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { signImage, type SignImageOptions } from '../../src/firmware/sign-image.js'
+import { DIALECTS } from '../helpers/dialects.js'
+import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json()
