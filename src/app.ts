@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { AppDeps } from './app-deps.js'
 import { authRoutes } from './auth/auth-routes.js'
 import { Authenticator } from './auth/authenticator.js'
@@ -10,10 +10,15 @@ import { TokenService } from './auth/token-service.js'
 import { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
 import { consoleRoutes } from './console/console-routes.js'
+import { createEventBus } from './events/create-event-bus.js'
+import type { EventBus } from './events/event-bus.js'
+import { EVENT_DEFAULTS, type EventOptions } from './events/event-options.js'
+import { eventsPlugin } from './events/events-plugin.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
+import { AccessLogController } from './http/access-log.js'
 import { installErrorHandler } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
@@ -30,18 +35,25 @@ export interface BuildOptions {
   /** Opened and migrated storage; the app closes it when it closes. */
   storage: Storage
   logger?: FastifyServerOptions['logger']
+  /** A ready logger (see `serverLogger`); wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger
   /** Time-out of the mini-program identity service (contract: 5 s). */
   wechatTimeoutMs?: number
   /** Device-link timings (register time-out, pings); only tests change them. */
   deviceLink?: DeviceLinkOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
+  /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
+  events?: EventOptions
+  /** The event bus to use instead of the configured one (tests publish on it directly). */
+  eventBus?: EventBus
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    logController: new AccessLogController(),
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -59,8 +71,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   const deps = await createDeps(config, storage, app, options)
 
   app.decorateRequest('user', null)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   installValidator(app)
   installJsonBodyParser(app)
@@ -75,6 +88,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
   // Root-level onClose runs after every capability's own onClose: storage closes last.
   app.addHook('onClose', async () => {
+    await deps.events.close()
     await storage.close()
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness })
@@ -82,6 +96,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
+  await app.register(eventsPlugin, { deps })
   await app.register(consoleRoutes, { dir: options.consoleDir })
   return app
 }
@@ -109,5 +124,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
+    events: options.eventBus ?? (await createEventBus(config.natsUrl, app.log)),
+    eventOptions: { ...EVENT_DEFAULTS, ...options.events },
   }
 }

@@ -8,8 +8,10 @@ import { LINK_DEFAULTS, type DeviceLinkOptions } from '../link/link-options.js'
 import { LinkRegistry } from '../link/link-registry.js'
 import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
+import { LinkEvents } from '../events/link-events.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
+import { BindingCache } from './devices/binding-cache.js'
 import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
 import { deviceLoginRoute } from './devices/device-login-route.js'
@@ -38,15 +40,20 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const metrics = createLinkMetrics(deps.metrics.registry, () => registry.size)
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
+  const bindingCache = new BindingCache()
+  bus.watchBindings(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
-  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log })
+  const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
+  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log, events })
   registry.startPinging(options.pingIntervalMs)
+  events.start(deps.eventOptions.sweepIntervalMs)
+  app.addHook('onClose', async () => events.stop())
 
   const ctx: GatewayContext = {
     deps,
     devices,
     bindings,
-    access: new DeviceAccess(devices, bindings),
+    access: new DeviceAccess(devices, bindings, bindingCache),
     bus,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
     deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),

@@ -26,8 +26,8 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
-    }),
-    telemetry: new TelemetryStore(db),
+    }, deps.events),
+    telemetry: new TelemetryStore(db, { writers: deps.storage.concurrentWriters }),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }
 }
