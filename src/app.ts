@@ -16,6 +16,7 @@ import { EVENT_DEFAULTS, type EventOptions } from './events/event-options.js'
 import { eventsPlugin } from './events/events-plugin.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
+import { requireConsole } from './platform/admin/console-auth.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
@@ -23,6 +24,8 @@ import { installErrorHandler } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
+import { installPrefixGuards } from './http/prefix-guards.js'
+import { installUnreadBodyHandling } from './http/unread-bodies.js'
 import { opsRoutes } from './http/ops-routes.js'
 import { installValidator } from './http/validator.js'
 import type { DeviceLinkOptions } from './link/link-options.js'
@@ -78,6 +81,11 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   installValidator(app)
   installJsonBodyParser(app)
   installErrorHandler(app)
+  installUnreadBodyHandling(app)
+  installPrefixGuards(app, [
+    { prefix: '/api/v1/admin/', check: deps.authenticator.requireAdmin },
+    { prefix: '/api/admin/', check: requireConsole(deps) },
+  ])
   installRequestMetrics(app, deps.metrics)
   await installOpenApi(app)
   await app.register(rateLimit, {

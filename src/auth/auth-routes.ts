@@ -13,10 +13,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
   app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
     const key = throttleKey(request.socket.remoteAddress ?? '', username)
-    await loginThrottle.assertAllowed(key, 'Too many failed logins; try again later')
+    await loginThrottle.claim(key, 'Too many failed logins; try again later')
     const user = users.authenticate(username, password)
     if (!user) {
-      await loginThrottle.fail(key)
       throw new AppError('unauthorized', 'Wrong username or password')
     }
     await loginThrottle.succeed(key)

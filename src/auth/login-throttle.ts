@@ -2,9 +2,14 @@ import { AppError } from '../errors.js'
 import type { Db } from '../storage/storage.js'
 
 /**
- * Counts failed logins per key (client address + username) in a sliding window. Past the
- * limit every attempt for that key is refused until the oldest failure leaves the window.
- * Failures are stored in the database, so every instance enforces the same limit.
+ * Limits login attempts per key (client address + username): past `limit` failures within the
+ * window every attempt for that key is refused, even one with the right password.
+ *
+ * Atomic by construction: `claim` counts the attempt and reads the count back in one statement
+ * (INSERT … ON CONFLICT DO UPDATE … RETURNING), so concurrent attempts on any number of
+ * instances each see a distinct count and at most `limit` of them go on to check credentials.
+ * A successful login resets the key; an attempt that turns out not to be a wrong credential
+ * (device offline, time-out) is given back with `release`.
  */
 export class LoginThrottle {
   constructor(
@@ -16,37 +21,44 @@ export class LoginThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Seconds to wait when the key is limited, else 0. */
-  async retryAfter(key: string): Promise<number> {
+  /** Counts an attempt; throws 429 `rate_limited` (the error handler adds `Retry-After`) past the limit. */
+  async claim(key: string, message: string): Promise<void> {
     const now = this.now()
-    const recent = await this.db
-      .selectFrom('login_failures')
-      .select('at')
+    const expired = now - this.windowMs
+    const row = await this.db
+      .insertInto('login_counters')
+      .values({ key: this.scoped(key), failures: 1, window_start: now })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet((eb) => {
+          // Right-hand sides see the row as it was, so both columns test the same condition.
+          const stale = eb('login_counters.window_start', '<=', expired)
+          return {
+            failures: eb.case().when(stale).then(1).else(eb('login_counters.failures', '+', 1)).end(),
+            window_start: eb.case().when(stale).then(now).else(eb.ref('login_counters.window_start')).end(),
+          }
+        }),
+      )
+      .returning(['failures', 'window_start'])
+      .executeTakeFirstOrThrow()
+    if (Number(row.failures) <= this.limit) return
+    const wait = Math.max(1, Math.ceil((Number(row.window_start) + this.windowMs - now) / 1000))
+    throw new AppError('rate_limited', message, { retry_after: wait })
+  }
+
+  /** The claimed attempt did not test the credentials after all: it does not count. */
+  async release(key: string): Promise<void> {
+    await this.db
+      .updateTable('login_counters')
+      .set((eb) => ({ failures: eb('failures', '-', 1) }))
       .where('key', '=', this.scoped(key))
-      .where('at', '>', now - this.windowMs)
-      .orderBy('at', 'desc')
-      .limit(this.limit)
+      .where('failures', '>', 0)
       .execute()
-    if (recent.length < this.limit) return 0
-    const oldest = recent[recent.length - 1]!.at
-    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000))
   }
 
-  /** Throws 429 `rate_limited` (the error handler adds `Retry-After`) while the key is limited. */
-  async assertAllowed(key: string, message: string): Promise<void> {
-    const wait = await this.retryAfter(key)
-    if (wait > 0) throw new AppError('rate_limited', message, { retry_after: wait })
-  }
-
-  async fail(key: string): Promise<void> {
-    const now = this.now()
-    await this.db.insertInto('login_failures').values({ key: this.scoped(key), at: now }).execute()
-    // Old failures say nothing any more; dropping them here keeps the table small.
-    await this.db.deleteFrom('login_failures').where('at', '<=', now - this.windowMs).execute()
-  }
-
+  /** Right credentials: the key starts afresh (expired keys of others are dropped on the way). */
   async succeed(key: string): Promise<void> {
-    await this.db.deleteFrom('login_failures').where('key', '=', this.scoped(key)).execute()
+    await this.db.deleteFrom('login_counters').where('key', '=', this.scoped(key)).execute()
+    await this.db.deleteFrom('login_counters').where('window_start', '<=', this.now() - this.windowMs).execute()
   }
 
   private scoped(key: string): string {

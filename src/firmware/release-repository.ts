@@ -103,13 +103,15 @@ export async function activateRelease(db: Db, releaseId: string): Promise<false 
   }
 }
 
-/** The active release with its manifest and bytes, or undefined. */
-export async function findActiveImage(db: Db) {
-  return db
-    .selectFrom('firmware_releases')
-    .select(['release_id', 'sha256', 'size', 'manifest', 'image'])
-    .where('state', '=', 'active')
-    .executeTakeFirst()
+/** Which release is active, without its bytes: what every download asks first. */
+export async function findActiveImageId(db: Db): Promise<{ release_id: string; sha256: string; size: number } | undefined> {
+  return db.selectFrom('firmware_releases').select(['release_id', 'sha256', 'size']).where('state', '=', 'active').executeTakeFirst()
+}
+
+/** The bytes of one release (read only when the image cache misses). */
+export async function findImageBytes(db: Db, releaseId: string): Promise<Buffer | undefined> {
+  const row = await db.selectFrom('firmware_releases').select('image').where('release_id', '=', releaseId).executeTakeFirst()
+  return row?.image
 }
 
 export async function findActiveManifest(db: Db): Promise<unknown | undefined> {

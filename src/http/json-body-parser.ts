@@ -5,7 +5,9 @@ const MAX_DEPTH = 64
 
 /**
  * Contract §2 JSON hygiene: empty body, nesting deeper than 64, a `__proto__` key or a
- * U+0000 anywhere → 400. Replaces Fastify's JSON parser; the text/plain parser is removed
+ * U+0000 anywhere → 400. Every JSON body of the contract is an object or an array, so a
+ * top-level `null`, string, number or boolean is refused here, once for every surface
+ * (schemas that allow an omitted body as `null` must never see a sent `null`). Replaces Fastify's JSON parser; the text/plain parser is removed
  * so a non-JSON body on a JSON endpoint is 415 (routes that take text add their own).
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
@@ -27,6 +29,7 @@ export function parseJsonStrict(text: string): unknown {
   } catch (err) {
     throw new AppError('bad_request', `Malformed JSON: ${(err as Error).message}`)
   }
+  if (typeof value !== 'object' || value === null) throw new AppError('bad_request', `A JSON body must be an object, not ${value === null ? 'null' : typeof value}`)
   checkValue(value, 1)
   return value
 }

@@ -7,7 +7,7 @@ import { parseDeviceFrame, type RegisterFrame } from '../protocol/frames.js'
 import type { DeviceBus } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
-import type { DeviceLinkOptions } from './link-options.js'
+import { CLOSE_TRY_AGAIN_LATER, MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES, type DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
@@ -44,8 +44,10 @@ export class LinkServer {
     const remoteAddress = wire.remoteAddress ?? ''
     const { writer, metrics, options } = this.deps
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
+    if (this.unregistered.size >= options.maxAwaitingRegister) return socket.close(CLOSE_TRY_AGAIN_LATER, 'too many links awaiting registration; try again later')
     let phase: Phase = 'waiting'
     let link: DeviceLink | undefined
+    const fullPayloadLimit = limitPayload(socket, MAX_UNREGISTERED_FRAME_BYTES)
     const queued: string[] = []
     this.unregistered.add(socket)
     const timer = setTimeout(() => {
@@ -79,12 +81,16 @@ export class LinkServer {
           if (phase === 'closed') return this.unlink(registered)
           link = registered
           phase = 'registered'
+          limitPayload(socket, fullPayloadLimit)
           socket.resume()
           for (const next of queued.splice(0)) if (phase === 'registered') handle(next)
         })
         return
       }
       if (frame.type === 'register') return refuse('already registered')
+      if (frame.type === 'heartbeat' && Buffer.byteLength(JSON.stringify(frame.status)) > MAX_STATUS_BYTES) {
+        return refuse(`heartbeat status over ${MAX_STATUS_BYTES} bytes of JSON`)
+      }
       link!.receive(frame)
       if (frame.type === 'heartbeat') writer.mark(link!)
       this.deps.events?.frame(link!, frame.type)
@@ -93,6 +99,10 @@ export class LinkServer {
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (phase === 'closed') return
       if (isBinary) return refuse('binary frames are not accepted; send JSON text')
+      if (phase !== 'registered' && rawLength(data) > MAX_UNREGISTERED_FRAME_BYTES) {
+        phase = 'closed'
+        return closeSocket(socket, CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
+      }
       const text = rawToText(data)
       if (phase === 'registering') {
         // Frames sent right behind the register frame wait for its outcome; the socket stops reading meanwhile.
@@ -219,6 +229,25 @@ function closed(socket: WebSocket): Promise<void> {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const displayAddress = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address)
+
+/**
+ * Sets ws's frame limit of this socket (its receiver's `_maxPayload`, which ws has no public
+ * setter for), so an unregistered socket cannot make the server buffer a 16 MiB frame: ws
+ * itself closes with 1009 past it. Returns the previous limit. The size check on 'message'
+ * stays as the rule's guarantee should ws rename the field.
+ */
+function limitPayload(socket: WebSocket, bytes: number | undefined): number | undefined {
+  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: unknown } })._receiver
+  if (!receiver || typeof receiver._maxPayload !== 'number' || bytes === undefined) return undefined
+  const previous = receiver._maxPayload
+  receiver._maxPayload = bytes
+  return previous
+}
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0)
+  return Buffer.isBuffer(data) ? data.length : data.byteLength
+}
 
 function rawToText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8')

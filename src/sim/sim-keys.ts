@@ -18,6 +18,8 @@ export const newDeviceKey = () => randomBytes(32).toString('base64url')
  * replacing it would lock the machines out of the gateway (keys are trusted on first use).
  */
 export class SimKeys {
+  private saving: Promise<void> = Promise.resolve()
+
   private constructor(
     private readonly path: string | null,
     private readonly data: SimKeysFile,
@@ -55,10 +57,20 @@ export class SimKeys {
     this.data.platform[deviceId] = { device_token: token }
   }
 
-  async save(): Promise<void> {
-    if (this.path === null) return
-    const tmp = `${this.path}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(this.data, null, 2) + '\n', { mode: 0o600 })
-    await rename(tmp, this.path)
+  /**
+   * Writes the file atomically (temporary file, then rename). Saves run one after another, each
+   * writing the newest data; the temporary name is unique besides, so no two writers ever share it.
+   */
+  save(): Promise<void> {
+    const path = this.path
+    if (path === null) return Promise.resolve()
+    const write = async () => {
+      const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+      await writeFile(tmp, JSON.stringify(this.data, null, 2) + '\n', { mode: 0o600 })
+      await rename(tmp, path)
+    }
+    const saved = this.saving.then(write, write)
+    this.saving = saved.catch(() => undefined)
+    return saved
   }
 }

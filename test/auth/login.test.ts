@@ -157,6 +157,23 @@ describe.each(DIALECTS)('user removed from configuration on %s', (dialect) => {
 })
 
 describe.each(DIALECTS)('login throttling across instances on %s', (dialect) => {
+  it('lets at most 10 of 200 concurrent wrong-password attempts on two instances reach the password check', async () => {
+    const database = testDatabase(dialect, path.join(mkdtempSync(path.join(tmpdir(), 'fg-throttle-')), 'fg.db'))
+    const a = await startTestApp(dialect, {}, { database })
+    const b = await startTestApp(dialect, {}, { database })
+    try {
+      const attempts = Array.from({ length: 200 }, (_, i) => login(i % 2 ? a : b, { username: 'bob', password: 'bad' }, '10.4.4.4'))
+      const statuses = (await Promise.all(attempts)).map((r) => r.statusCode)
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10)
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([])
+      expect((await login(a, { username: 'bob', password: 'bob-password' }, '10.4.4.4')).statusCode).toBe(429)
+    } finally {
+      await a.app.close()
+      await b.app.close()
+      await database.cleanup()
+    }
+  })
+
   it('counts failures made on one instance when another is asked', async () => {
     const database = testDatabase(dialect, path.join(mkdtempSync(path.join(tmpdir(), 'fg-throttle-')), 'fg.db'))
     const a = await startTestApp(dialect, {}, { database })

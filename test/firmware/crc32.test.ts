@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { crc32, crc32Hex } from '../../src/firmware/crc32.js'
 
@@ -15,10 +16,8 @@ describe('crc32', () => {
     expect(crc32(bytes.subarray(3_333), crc32(bytes.subarray(0, 3_333)))).toBe(crc32(bytes))
   })
 
-  it('handles a 16 MiB image in well under a second', () => {
-    const bytes = Buffer.alloc(16 * 1024 * 1024, 0xa5)
-    const started = performance.now()
-    crc32(bytes)
-    expect(performance.now() - started).toBeLessThan(1_000)
+  it('handles a 16 MiB image, agreeing with zlib', () => {
+    const bytes = randomBytes(16 * 1024 * 1024)
+    expect(crc32(bytes)).toBe(zlibCrc32(bytes))
   })
 })

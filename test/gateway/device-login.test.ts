@@ -86,6 +86,21 @@ describe.each(DIALECTS)('device login on %s', (dialect) => {
     expect(gatewayLogin.statusCode).toBe(200)
   })
 
+  it('lets at most 10 of 50 concurrent wrong device logins reach the device', async () => {
+    const ip = '10.2.1.1'
+    const before = devices[0]!.requests.length
+    const statuses = (await Promise.all(Array.from({ length: 50 }, () => login('bob', 'pnp-login', { username: 'operator', password: 'bad' }, ip)))).map((r) => r.statusCode)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10)
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([])
+    expect(devices[0]!.requests.length - before).toBeLessThanOrEqual(10)
+  })
+
+  it('does not count attempts the device never judged (offline, silent)', async () => {
+    const ip = '10.2.2.2'
+    for (let i = 0; i < 12; i++) expect((await login('bob', 'pnp-absent', OPERATOR, ip)).statusCode).toBe(502)
+    expect((await login('bob', 'pnp-login', OPERATOR, ip)).statusCode).toBe(200)
+  })
+
   it('needs a token', async () => {
     const res = await gw.app.inject({ method: 'POST', url: '/api/v1/devices/pnp-login/auth/login', payload: OPERATOR })
     expect(res.statusCode).toBe(401)

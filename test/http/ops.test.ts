@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
-/** Prometheus' own linter, when installed (Debian package prometheus). */
+/** Prometheus' own linter (Debian package prometheus): .ci/run installs it, and CI requires it. */
 const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p))
+if (!promtool && process.env.CI) throw new Error('promtool is required in CI (apt-get install prometheus; .ci/run does)')
 
 describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
   let t: TestApp
@@ -52,6 +54,11 @@ describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
     expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['username', 'password'])
     expect(doc.paths['/api/v1/auth/wechat-login']).toBeDefined()
     expect(doc.paths['/healthz']).toBeDefined()
+  })
+
+  it('publishes an /openapi.json that a real OpenAPI validator accepts', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json()
+    await expect(SwaggerParser.validate(doc)).resolves.toMatchObject({ openapi: doc.openapi })
   })
 
   it('renders /docs as an HTML page, possibly after a redirect', async () => {

@@ -27,10 +27,9 @@ describe.each(DIALECTS)('requests over the device link on %s', (dialect) => {
     const arrived = device.nextRequest()
     const pending = position('pnp-drop')
     await arrived
-    const dropped = Date.now()
     device.socket.terminate()
+    // 502, not the 504 the 10 s time-out would give: the drop failed it (no clock needed).
     const res = await pending
-    expect(Date.now() - dropped).toBeLessThan(500)
     expect(res.statusCode).toBe(502)
     expect(res.json()).toMatchObject({ success: false, error: 'device_unavailable' })
   })

@@ -1,24 +1,11 @@
-import { connect } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { natsSuitesRunnable, TEST_NATS_URL as NATS_URL } from '../helpers/nats.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import { machine, OPERATOR } from '../gateway/helpers/machine.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
-
-async function natsReachable(): Promise<boolean> {
-  try {
-    await (await connect({ servers: NATS_URL, timeout: 2000 })).close()
-    return true
-  } catch {
-    if (process.env.CI) throw new Error(`NATS is required in CI but ${NATS_URL} is unreachable`)
-    console.warn(`\n!!! NATS at ${NATS_URL} is unreachable: skipping the two-instance tests !!!\n`)
-    return false
-  }
-}
-
-const runnable = DIALECTS.includes('postgres') && (await natsReachable())
+const runnable = await natsSuitesRunnable({ needsPostgres: true })
 
 describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
   let database: TestDatabase
@@ -84,10 +71,9 @@ describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
     const arrived = device.nextRequest()
     const pending = as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)
     await arrived
-    const dropped = Date.now()
     device.socket.terminate()
+    // 502, not the 504 of the time-out: the drop on A failed the request waiting on B.
     const res = await pending
-    expect(Date.now() - dropped).toBeLessThan(1000)
     expect(res.statusCode).toBe(502)
   })
 

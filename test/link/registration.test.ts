@@ -131,7 +131,8 @@ describe.each(DIALECTS)('device registration on %s', (dialect) => {
 
   it('accepts a frame of exactly 16 MiB', async () => {
     const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-max' })
-    const head = '{"type":"heartbeat","status":{"blob":"'
+    // A response to no request: ignored, but read whole (a heartbeat status is capped at 64 KiB).
+    const head = '{"type":"response","id":"no-such-request","status":200,"data":{"blob":"'
     const tail = '"}}'
     device.send(head + 'x'.repeat(16 * 1024 * 1024 - head.length - tail.length) + tail)
     device.heartbeat({ after: true })

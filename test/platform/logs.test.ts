@@ -77,6 +77,15 @@ describe.each(DIALECTS)('platform logs on %s', (dialect) => {
     expect((await t.device('POST', '/v1/device/lg-many/logs/batch', Array.from({ length: 1000 }, () => ({ message: 'x' })))).json().accepted).toBe(1000)
   })
 
+  it('rejects a text/plain batch of more than 1000 lines, storing nothing, and accepts 1000', async () => {
+    await t.addDevice('lg-many-text')
+    const tooMany = await postText('lg-many-text', '[INFO] line\n'.repeat(1001))
+    expect(tooMany.statusCode, tooMany.body).toBe(400)
+    expect(tooMany.json()).toMatchObject({ success: false, error: 'bad_request' })
+    expect(await deviceLogs('lg-many-text')).toEqual([])
+    expect((await postText('lg-many-text', '[INFO] line\n'.repeat(1000))).json()).toEqual({ success: true, accepted: 1000 })
+  })
+
   it('accepts text/plain lines in both forms, with a charset too', async () => {
     await t.addDevice('lg-text')
     const res = await postText('lg-text', '[ERROR] disk full\nW (1234) wifi: weak signal\n\n[info] ok\n', { 'content-type': 'text/plain; charset=utf-8' })
@@ -100,8 +109,8 @@ describe.each(DIALECTS)('platform logs on %s', (dialect) => {
 
   it('accepts a text batch of 1 MiB and answers 413 above it', async () => {
     await t.addDevice('lg-text-big')
-    const line = `[INFO] ${'x'.repeat(1017)}\n` // 1025 bytes
-    const fits = line.repeat(1022) + '[INFO] ' + 'y'.repeat(1024 * 1024 - 1022 * 1025 - 7)
+    const line = `[INFO] ${'x'.repeat(1041)}\n` // 1049 bytes; 1000 lines in all
+    const fits = line.repeat(999) + '[INFO] ' + 'y'.repeat(1024 * 1024 - 999 * 1049 - 7)
     expect(Buffer.byteLength(fits)).toBe(1024 * 1024)
     expect((await postText('lg-text-big', fits)).statusCode).toBe(200)
     const tooBig = await postText('lg-text-big', fits + 'z')

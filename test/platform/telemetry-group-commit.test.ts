@@ -37,6 +37,21 @@ describe.each(DIALECTS)('telemetry group commit on %s', (dialect) => {
     for (const id of ['g-1', 'g-2', 'g-3']) expect(await stored(id)).toBe(10)
     expect(await store.keys('g-bad')).toEqual([])
   })
+
+  it('refuses a batch with 503 server_busy while the queue behind a commit is full, storing none of it', async () => {
+    const small = new TelemetryStore(storage.db, { maxQueuedPoints: 100 })
+    const now = Date.now()
+    // The first batch is committing; the next waits (60 + 30 points queued); one more would pass 100.
+    const first = small.insert('q-1', records(30, now))
+    const second = small.insert('q-2', records(30, now))
+    const third = small.insert('q-3', records(15, now))
+    const refused = small.insert('q-4', records(10, now))
+    await expect(refused).rejects.toMatchObject({ code: 'server_busy', statusCode: 503, extra: { retry_after: 1 } })
+    expect(await Promise.all([first, second, third])).toEqual([60, 60, 30])
+    expect(await store.keys('q-4')).toEqual([])
+    // Once the queue drained, batches are taken again.
+    expect(await small.insert('q-4', records(10, now))).toBe(20)
+  })
 })
 
 describe.each(DIALECTS)('telemetry with several writers on %s', (dialect) => {

@@ -28,6 +28,21 @@ describe('fleetgate serve as a process', () => {
     expect(await server.exited).toBe(0)
   })
 
+  it('warns loudly in production while platform devices need no token, and not once they do', async () => {
+    const users = JSON.stringify({ admin: { password: 'a-strong-password', role: 'admin' } })
+    for (const [required, warned] of [['false', true], ['true', false]] as const) {
+      const server = await startServerProcess({ DATA_DIR: path.join(tempDir(), 'data'), NODE_ENV: 'production', CLOUD_AUTH_USERS: users, PLATFORM_REQUIRE_DEVICE_TOKEN: required })
+      try {
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+        if (warned) expect(server.stdout()).toMatch(/PLATFORM_REQUIRE_DEVICE_TOKEN is false in production/)
+        else expect(server.stdout()).not.toMatch(/PLATFORM_REQUIRE_DEVICE_TOKEN/)
+      } finally {
+        server.child.kill('SIGTERM')
+      }
+      expect(await server.exited).toBe(0)
+    }
+  })
+
   it('keeps its generated JWT secret across restarts', async () => {
     const dataDir = path.join(tempDir(), 'data')
     const first = await startServerProcess({ DATA_DIR: dataDir })

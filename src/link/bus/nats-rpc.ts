@@ -10,13 +10,21 @@ interface BlobRef {
 const HEADROOM = 4096
 /** How long the chunks of a large message stay available to be fetched. */
 const BLOB_TTL_MS = 60_000
+/** The smallest chunk a sender cuts: a peer's chunk count can be checked against it. */
+const MIN_CHUNK = 64 * 1024
+/** The largest message expected: a 16 MiB device frame (or forwarded body) plus its envelope. */
+export const MAX_RPC_MESSAGE_BYTES = 17 * 1024 * 1024
 
 /**
  * JSON request-reply over NATS. Messages above the server's `max_payload` (1 MiB by default;
  * forwarded bodies may reach 16 MiB) travel as chunks the receiver fetches one by one.
  */
 export class NatsRpc {
-  constructor(private readonly nc: NatsConnection) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    /** A large message announced bigger than this is refused before anything is fetched. */
+    private readonly maxMessageBytes = MAX_RPC_MESSAGE_BYTES,
+  ) {}
 
   async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
     const reply = await this.nc.request(subject, this.encode(value), { timeout: timeoutMs })
@@ -39,7 +47,7 @@ export class NatsRpc {
   }
 
   private get chunkSize(): number {
-    return Math.max(64 * 1024, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM)
+    return Math.max(MIN_CHUNK, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM)
   }
 
   private encode(value: unknown): Uint8Array {
@@ -61,15 +69,30 @@ export class NatsRpc {
     return Buffer.from(JSON.stringify(ref), 'utf8')
   }
 
+  /**
+   * Trusts nothing the peer announces: the size must be within the configured maximum, the chunk
+   * count must fit that size, and fetching stops as soon as more bytes arrived than announced.
+   */
   private async decode(data: Uint8Array, timeoutMs: number): Promise<unknown> {
     const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'))
     if (!isBlobRef(value)) return value
     const { subject, size, chunks } = value.$blob
+    if (!Number.isSafeInteger(size) || size < 1 || size > this.maxMessageBytes) {
+      throw new Error(`large message of ${String(size)} bytes refused (at most ${this.maxMessageBytes})`)
+    }
+    if (!Number.isSafeInteger(chunks) || chunks < 1 || chunks > Math.ceil(size / MIN_CHUNK)) {
+      throw new Error(`large message announced in ${String(chunks)} chunks for ${size} bytes; refused`)
+    }
     const parts: Uint8Array[] = []
-    for (let i = 0; i < chunks; i++) parts.push((await this.nc.request(subject, Buffer.from(String(i)), { timeout: timeoutMs })).data)
-    const whole = Buffer.concat(parts)
-    if (whole.length !== size) throw new Error(`large message arrived incomplete (${whole.length} of ${size} bytes)`)
-    return JSON.parse(whole.toString('utf8'))
+    let received = 0
+    for (let i = 0; i < chunks; i++) {
+      const part = (await this.nc.request(subject, Buffer.from(String(i)), { timeout: timeoutMs })).data
+      received += part.length
+      if (received > size) throw new Error(`large message exceeds its announced ${size} bytes; refused`)
+      parts.push(part)
+    }
+    if (received !== size) throw new Error(`large message arrived incomplete (${received} of ${size} bytes)`)
+    return JSON.parse(Buffer.concat(parts, received).toString('utf8'))
   }
 }
 

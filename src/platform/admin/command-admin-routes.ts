@@ -10,12 +10,11 @@ import { ADMIN_SECURITY, ADMIN_TAGS, DeviceIdParams } from '../platform-schemas.
 import type { PlatformServices } from '../platform-services.js'
 import { CommandListQuery } from '../commands/command-schemas.js'
 import { CommandAnswer, CommandBody, CommandClearBody, CommandListAnswer, DeletedAnswer, ExpressionBody } from './console-schemas.js'
-import { actorOf, requireConsole } from './console-auth.js'
+import { actorOf } from './console-auth.js'
 
 /** Queue commands (any action, expression, HID), list and clear the queue. */
 export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
   const { db, commands } = services
-  const common = { onRequest: requireConsole(services.deps) }
   const schema = { tags: ADMIN_TAGS, security: ADMIN_SECURITY }
   const queueSchema = { ...schema, params: DeviceIdParams, response: { 201: CommandAnswer } }
 
@@ -35,30 +34,30 @@ export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformS
     return { success: true, command: toCommandRecord(row) }
   }
 
-  app.post('/api/admin/device/:device_id/command', { ...common, schema: { ...queueSchema, body: CommandBody } }, async (request, reply) => {
+  app.post('/api/admin/device/:device_id/command', { schema: { ...queueSchema, body: CommandBody } }, async (request, reply) => {
     const { action, params } = request.body
     return reply.status(201).send(await queue(request, request.params.device_id, action, params))
   })
 
-  app.post('/api/admin/device/:device_id/expression', { ...common, schema: { ...queueSchema, body: ExpressionBody } }, async (request, reply) => {
+  app.post('/api/admin/device/:device_id/expression', { schema: { ...queueSchema, body: ExpressionBody } }, async (request, reply) => {
     const { expression } = request.body
     return reply.status(201).send(await queue(request, request.params.device_id, 'expression', { expression }))
   })
 
-  app.post('/api/admin/device/:device_id/hid', { ...common, schema: { ...queueSchema, body: CommandBody } }, async (request, reply) => {
+  app.post('/api/admin/device/:device_id/hid', { schema: { ...queueSchema, body: CommandBody } }, async (request, reply) => {
     const { action, params } = request.body
     if (!isHidAction(action)) throw badRequest(`Not an HID action: ${JSON.stringify(action)}`)
     return reply.status(201).send(await queue(request, request.params.device_id, action, params))
   })
 
-  app.get('/api/admin/commands', { ...common, schema: { ...schema, querystring: CommandListQuery, response: { 200: CommandListAnswer } } }, async (request) => {
+  app.get('/api/admin/commands', { schema: { ...schema, querystring: CommandListQuery, response: { 200: CommandListAnswer } } }, async (request) => {
     const { device_id, status, limit = 100, before } = request.query
     await commands.sweep(Date.now())
     const { rows, next_before } = await commands.list({ device_id, status, limit, before })
     return { success: true, commands: rows.map(toCommandRecord), ...(next_before ? { next_before } : {}) }
   })
 
-  app.post('/api/admin/commands/clear', { ...common, schema: { ...schema, body: CommandClearBody, response: { 200: DeletedAnswer } } }, async (request) => {
+  app.post('/api/admin/commands/clear', { schema: { ...schema, body: CommandClearBody, response: { 200: DeletedAnswer } } }, async (request) => {
     const filter = request.body ?? {}
     const deleted = await db.transaction().execute(async (tx) => {
       const n = await commands.clear(tx, filter)

@@ -4,7 +4,7 @@ import { forbidden, unauthorized } from '../../errors.js'
 import { hasConsoleToken } from '../device-api/device-auth.js'
 
 /**
- * onRequest hook of the admin API (before the body is even parsed) (contract §8): the console token, or a gateway token of an
+ * The admin API's guard, run by the `/api/admin/` onRequest hook before any body is read (contract §8): the console token, or a gateway token of an
  * administrator. Neither → 401; a valid token of another role → 403.
  */
 export function requireConsole(deps: AppDeps) {

@@ -12,7 +12,7 @@ import { ADMIN_SECURITY, ADMIN_TAGS, DeviceIdParams, Success } from '../platform
 import type { PlatformServices } from '../platform-services.js'
 import { SeriesAnswer, TELEMETRY_KEY_PATTERN, TelemetryQuery } from '../telemetry/telemetry-schemas.js'
 import { AddDeviceAnswer, AddDeviceBody, DeviceDetailAnswer, DeviceListAnswer, DeviceListQuery, TokenAnswer } from './console-schemas.js'
-import { actorOf, requireConsole } from './console-auth.js'
+import { actorOf } from './console-auth.js'
 import { platformDeviceEvent } from '../../events/platform-liveness.js'
 
 const telemetryKey = new RegExp(TELEMETRY_KEY_PATTERN)
@@ -20,7 +20,6 @@ const telemetryKey = new RegExp(TELEMETRY_KEY_PATTERN)
 /** Device list, detail, add, delete, token rotation and telemetry query. */
 export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
   const { db, commands, telemetry } = services
-  const common = { onRequest: requireConsole(services.deps) }
   const schema = { tags: ADMIN_TAGS, security: ADMIN_SECURITY }
   const existing = async (deviceId: string) => {
     const device = await findDevice(db, deviceId)
@@ -28,7 +27,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
     return device
   }
 
-  app.get('/api/admin/devices', { ...common, schema: { ...schema, querystring: DeviceListQuery, response: { 200: DeviceListAnswer } } }, async (request) => {
+  app.get('/api/admin/devices', { schema: { ...schema, querystring: DeviceListQuery, response: { 200: DeviceListAnswer } } }, async (request) => {
     const { rows, next_after } = await listDevices(db, request.query.limit ?? 100, request.query.after)
     const onlineSince = services.onlineSince(Date.now())
     return { success: true, devices: rows.map((r) => toDeviceRecord(r, onlineSince)), ...(next_after ? { next_after } : {}) }
@@ -36,7 +35,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
 
   app.get(
     '/api/admin/device/:device_id/detail',
-    { ...common, schema: { ...schema, params: DeviceIdParams, response: { 200: DeviceDetailAnswer } } },
+    { schema: { ...schema, params: DeviceIdParams, response: { 200: DeviceDetailAnswer } } },
     async (request) => {
       const { device_id } = request.params
       const device = await existing(device_id)
@@ -54,7 +53,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
 
   app.post(
     '/api/admin/device/add',
-    { ...common, schema: { ...schema, body: AddDeviceBody, response: { 201: AddDeviceAnswer } } },
+    { schema: { ...schema, body: AddDeviceBody, response: { 201: AddDeviceAnswer } } },
     async (request, reply) => {
       const { device_id, model } = request.body
       const { token, hash } = issueDeviceToken()
@@ -72,7 +71,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
 
   app.post(
     '/api/admin/device/:device_id/delete',
-    { ...common, schema: { ...schema, params: DeviceIdParams, response: { 200: Success } } },
+    { schema: { ...schema, params: DeviceIdParams, response: { 200: Success } } },
     async (request) => {
       const { device_id } = request.params
       const deleted = await db.transaction().execute(async (tx) => {
@@ -89,7 +88,6 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
   app.post(
     '/api/admin/device/:device_id/token',
     {
-      ...common,
       schema: { ...schema, params: DeviceIdParams, response: { 200: TokenAnswer }, description: 'Issues a new device token (devices created by a heartbeat have none)' },
     },
     async (request) => {
@@ -106,7 +104,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
 
   app.get(
     '/api/admin/device/:device_id/telemetry',
-    { ...common, schema: { ...schema, params: DeviceIdParams, querystring: TelemetryQuery, response: { 200: SeriesAnswer } } },
+    { schema: { ...schema, params: DeviceIdParams, querystring: TelemetryQuery, response: { 200: SeriesAnswer } } },
     async (request) => {
       const { device_id } = request.params
       const { from, to, limit = 100 } = request.query

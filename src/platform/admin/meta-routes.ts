@@ -7,20 +7,18 @@ import { countDeviceErrorsSince } from '../logs/log-store.js'
 import { ADMIN_SECURITY, ADMIN_TAGS } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
 import { MetaAnswer, SummaryAnswer } from './console-schemas.js'
-import { requireConsole } from './console-auth.js'
 
 const DAY_MS = 86_400_000
 
 /** GET /api/admin/meta and /api/admin/summary. */
 export const metaRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
   const { db, commands, telemetry } = services
-  const common = { onRequest: requireConsole(services.deps) }
   const schema = { tags: ADMIN_TAGS, security: ADMIN_SECURITY }
   const meta = { success: true, expressions: [...EXPRESSIONS], hid_keys: HID_KEYS, actions: describeActions() }
 
-  app.get('/api/admin/meta', { ...common, schema: { ...schema, response: { 200: MetaAnswer } } }, async () => meta)
+  app.get('/api/admin/meta', { schema: { ...schema, response: { 200: MetaAnswer } } }, async () => meta)
 
-  app.get('/api/admin/summary', { ...common, schema: { ...schema, response: { 200: SummaryAnswer } } }, async () => {
+  app.get('/api/admin/summary', { schema: { ...schema, response: { 200: SummaryAnswer } } }, async () => {
     const now = Date.now()
     await commands.sweep(now)
     const [devices, commandCounts, telemetry_24h, errors_24h] = await Promise.all([

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.js'
-import { MAX_MESSAGE_CHARS, MAX_TAG_CHARS, type LogEntry, type LogLevel } from './log-schemas.js'
+import { MAX_LOG_BATCH, MAX_MESSAGE_CHARS, MAX_TAG_CHARS, type LogEntry, type LogLevel } from './log-schemas.js'
 
 export type ParsedLine = Pick<LogEntry, 'message' | 'tag'> & { level: LogLevel }
 
@@ -30,7 +30,7 @@ export function parseLogLine(raw: string): ParsedLine | null {
   return null
 }
 
-/** Every non-blank line as an entry; 400 naming the first bad line (1-based) rejects the whole batch. */
+/** Every non-blank line as an entry (at most 1000); 400 naming the first bad line (1-based) rejects the whole batch. */
 export function parseLogText(text: string): ParsedLine[] {
   const entries: ParsedLine[] = []
   const lines = text.split(/\r?\n/)
@@ -44,6 +44,7 @@ export function parseLogText(text: string): ParsedLine[] {
     if (entry.message.length > MAX_MESSAGE_CHARS) throw badRequest(`line ${line}: message longer than ${MAX_MESSAGE_CHARS} characters`, { line })
     if (entry.tag !== undefined && entry.tag.length > MAX_TAG_CHARS) throw badRequest(`line ${line}: tag longer than ${MAX_TAG_CHARS} characters`, { line })
     entries.push(entry)
+    if (entries.length > MAX_LOG_BATCH) throw badRequest(`more than ${MAX_LOG_BATCH} lines in one batch`)
   }
   return entries
 }

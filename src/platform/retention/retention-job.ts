@@ -32,37 +32,44 @@ export interface RetentionResult {
 export class RetentionJob {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> | undefined
+  private readonly abort = new AbortController()
 
   constructor(
     private readonly parts: RetentionParts,
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  async runOnce(now = Date.now()): Promise<RetentionResult> {
+  /** One pass; `signal` stops it between two batches (what is deleted stays deleted). */
+  async runOnce(now = Date.now(), signal?: AbortSignal): Promise<RetentionResult> {
     const { db, telemetry, commands, telemetryRetentionDays, logRetentionDays } = this.parts
     const result = {
-      telemetry: await pruneInBatches((n) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n)),
-      logs: await pruneInBatches((n) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n)),
+      telemetry: await pruneInBatches((n) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n), signal),
+      logs: await pruneInBatches((n) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n), signal),
     }
+    if (signal?.aborted) return result
     await commands.sweep(now)
     await deleteExpiredBindCodes(db, now)
     return result
   }
 
+  /** A first pass right away (a backlog left by a stopped server is not kept a minute longer), then periodic ones. */
   start(intervalMs = RETENTION_INTERVAL_MS): void {
     this.timer = setInterval(() => this.tick(), intervalMs)
     this.timer.unref()
+    this.tick()
   }
 
+  /** Stops the timer and a pass under way at its next batch, and waits for it: shutdown never waits on a backlog. */
   async stop(): Promise<void> {
     clearInterval(this.timer)
     this.timer = undefined
+    this.abort.abort()
     await this.running
   }
 
   private tick(): void {
-    if (this.running) return
-    this.running = this.runOnce()
+    if (this.running || this.abort.signal.aborted) return
+    this.running = this.runOnce(Date.now(), this.abort.signal)
       .then(
         (r) => {
           if (r.telemetry + r.logs > 0) this.log.info({ pruned: r }, 'platform retention pruned old rows')
@@ -75,9 +82,10 @@ export class RetentionJob {
   }
 }
 
-async function pruneInBatches(prune: (batch: number) => Promise<number>): Promise<number> {
+async function pruneInBatches(prune: (batch: number) => Promise<number>, signal?: AbortSignal): Promise<number> {
   let total = 0
   for (;;) {
+    if (signal?.aborted) return total
     const n = await prune(PRUNE_BATCH)
     total += n
     if (n < PRUNE_BATCH) return total

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely'
+import { AppError } from '../../errors.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { TelemetryRecord, TelemetryValue } from './telemetry-schemas.js'
 
@@ -35,6 +36,12 @@ interface Newest {
 
 /** Batches written in one transaction at most. */
 const MAX_GROUP = 64
+/**
+ * Points waiting behind the commit under way, at most (about 100 bytes each). Beyond, a batch is
+ * refused with 503 `server_busy` rather than held: memory stays bounded when the database falls
+ * behind. A batch larger than this is still taken when nothing waits.
+ */
+export const MAX_QUEUED_POINTS = 200_000
 
 interface EncodedBatch {
   deviceId: string
@@ -75,17 +82,23 @@ function encodeBatch(deviceId: string, records: TimedRecord[]): EncodedBatch {
  */
 export class TelemetryStore {
   private readonly queue: Pending[] = []
+  private queuedPoints = 0
   private writing = 0
   private readonly writers: number
+  private readonly maxQueuedPoints: number
   private readonly insertPoints: SqlByRowCount
   private readonly upsertSeries: SqlByRowCount
 
-  /** `writers`: group commits under way at once (see `Storage.concurrentWriters`). */
+  /**
+   * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
+   * `maxQueuedPoints`: points that may wait for a writer before batches get `server_busy`.
+   */
   constructor(
     private readonly db: Db,
-    options: { writers?: number } = {},
+    options: { writers?: number; maxQueuedPoints?: number } = {},
   ) {
     this.writers = Math.max(1, options.writers ?? 1)
+    this.maxQueuedPoints = options.maxQueuedPoints ?? MAX_QUEUED_POINTS
     this.insertPoints = new SqlByRowCount((rows) => insertPointsQuery(db, rows).compile().sql)
     this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
   }
@@ -96,11 +109,15 @@ export class TelemetryStore {
    * transaction by the next free writer (group commit): each commit rewrites the same hot index
    * pages, so fewer, larger transactions do far less work. On PostgreSQL several writers commit
    * at once, so one commit's round trips and fsync no longer hold back every other batch. A
-   * group that fails is retried batch by batch, so one batch's failure never fails another's.
+   * group that fails is retried batch by batch, so one batch's failure never fails another's. Rejects with `server_busy` (nothing stored) when the queue is full.
    */
   insert(deviceId: string, records: TimedRecord[]): Promise<number> {
     const batch = encodeBatch(deviceId, records)
     if (batch.points.length === 0) return Promise.resolve(0)
+    if (this.queuedPoints > 0 && this.queuedPoints + batch.points.length > this.maxQueuedPoints) {
+      return Promise.reject(new AppError('server_busy', 'Telemetry is arriving faster than it can be stored; retry shortly', { retry_after: 1 }))
+    }
+    this.queuedPoints += batch.points.length
     return new Promise((resolve, reject) => {
       this.queue.push({ batch, resolve, reject })
       if (this.writing < this.writers) void this.writer()
@@ -113,6 +130,7 @@ export class TelemetryStore {
     try {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, MAX_GROUP)
+        for (const { batch } of group) this.queuedPoints -= batch.points.length
         try {
           await this.db.transaction().execute((tx) => this.write(tx, group.map((p) => p.batch)))
           for (const { batch, resolve } of group) resolve(batch.points.length)

@@ -4,6 +4,7 @@ import { foundation } from './0001-foundation.js'
 import { gateway } from './0002-gateway.js'
 import { firmware } from './0003-firmware.js'
 import { platform } from './0004-platform.js'
+import { loginCounters } from './0005-login-counters.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -11,6 +12,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0002-gateway': gateway,
   '0003-firmware': firmware,
   '0004-platform': platform,
+  '0005-login-counters': loginCounters,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

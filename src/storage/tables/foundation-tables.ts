@@ -14,12 +14,12 @@ export interface FoundationTables {
     created_at: number
     updated_at: number
   }
-  /** Failed logins per (scope, client address, username), for throttling across instances. */
-  login_failures: {
-    id: Generated<number>
+  /** Login attempts per (scope, client address, username) in the current window, for throttling across instances. */
+  login_counters: {
     key: string
-    /** Milliseconds since epoch. */
-    at: number
+    failures: number
+    /** Milliseconds since epoch: the window's first counted attempt. */
+    window_start: number
   }
   audit_log: {
     id: Generated<number>
