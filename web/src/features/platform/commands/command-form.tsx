@@ -109,7 +109,8 @@ function ParamInput({ field }: { field: ParamField }) {
 
 function hintOf(field: ParamField): string | undefined {
   const parts: string[] = []
-  if ((field.kind === 'integer' || field.kind === 'number') && field.min !== undefined && field.max !== undefined) parts.push(`${field.min}…${field.max}`)
+  const describesRange = field.hint?.includes('…') ?? false
+  if ((field.kind === 'integer' || field.kind === 'number') && field.min !== undefined && field.max !== undefined && !describesRange) parts.push(`${field.min}…${field.max}`)
   if (field.kind === 'text' && field.maxLength !== undefined) parts.push(`≤ ${field.maxLength}`)
   if (field.hint && !(field.kind === 'choice' && field.hint.startsWith('One of'))) parts.push(field.hint)
   return parts.length ? parts.join(', ') : undefined

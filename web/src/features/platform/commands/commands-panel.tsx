@@ -15,15 +15,19 @@ export function CommandsPanel({ deviceId }: { deviceId: string }) {
   const clear = useClearCommands(deviceId)
   return (
     <Region label={t('platform.commands')} className="commands">
-      {meta.data ? <CommandForm deviceId={deviceId} meta={meta.data} /> : <QueryState isPending={meta.isPending} error={meta.error} />}
-      <div className="toolbar">
-        <ConfirmButton
-          label={t('platform.clearCommands')}
-          question={t('platform.clearCommandsQuestion', { id: deviceId })}
-          onConfirm={async () => t('platform.deleted', { count: (await clear.mutateAsync()).deleted })}
-        />
+      <div className="panes">
+        {meta.data ? <CommandForm deviceId={deviceId} meta={meta.data} /> : <QueryState isPending={meta.isPending} error={meta.error} />}
+        <div>
+          <div className="toolbar">
+            <ConfirmButton
+              label={t('platform.clearCommands')}
+              question={t('platform.clearCommandsQuestion', { id: deviceId })}
+              onConfirm={async () => t('platform.deleted', { count: (await clear.mutateAsync()).deleted })}
+            />
+          </div>
+          {commands.data ? <CommandsTable rows={commands.data.commands} /> : <QueryState isPending={commands.isPending} error={commands.error} />}
+        </div>
       </div>
-      {commands.data ? <CommandsTable rows={commands.data.commands} /> : <QueryState isPending={commands.isPending} error={commands.error} />}
     </Region>
   )
 }

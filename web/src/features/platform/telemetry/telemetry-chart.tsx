@@ -31,7 +31,7 @@ export function TelemetryChart({ label, description, seriesLabel, points }: Tele
         cursor: { show: true },
         scales: { x: { time: true } },
         series: [{}, { label: seriesLabel, stroke: '#0b5cad', width: 2, points: { show: points.length < 60 } }],
-        axes: [{ stroke: '#4a5360' }, { stroke: '#4a5360', size: 60 }],
+        axes: [{ stroke: '#4a5360' }, { stroke: '#4a5360', size: 80 }],
       },
       data,
       target,
