@@ -8,12 +8,12 @@ import {
   publicKeyPem,
   readPrivateKeyPem,
   readPublicKeyPem,
-} from '../gateway/firmware/image/firmware-keys.js'
-import { formatImageVersion, parseImageVersion } from '../gateway/firmware/image/image-version.js'
-import { checkManifestShape } from '../gateway/firmware/image/manifest-schema.js'
-import { RELEASE_CHECKS } from '../gateway/firmware/image/release-checks.js'
-import { signImage } from '../gateway/firmware/image/sign-image.js'
-import { verifyRelease } from '../gateway/firmware/image/verify-release.js'
+} from '../firmware/firmware-keys.js'
+import { formatImageVersion, parseImageVersion } from '../firmware/image-version.js'
+import { checkManifestShape } from '../firmware/manifest-schema.js'
+import { RELEASE_CHECKS } from '../firmware/release-checks.js'
+import { signImage } from '../firmware/sign-image.js'
+import { verifyRelease } from '../firmware/verify-release.js'
 
 export interface CommandIo {
   stdout: { write(text: string): unknown }

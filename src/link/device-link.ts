@@ -1,11 +1,11 @@
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import type { HeartbeatFrame, RequestFrame, ResponseFrame } from '../sdk/frames.js'
+import type { HeartbeatFrame, RequestFrame, ResponseFrame } from '../protocol/frames.js'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
 import { MAX_IN_FLIGHT } from './link-options.js'
 import type { LiveState } from './live-state.js'
-import { sendBatched } from '../sdk/batched-send.js'
+import { sendBatched } from '../protocol/batched-send.js'
 
 interface Pending {
   resolve(answer: DeviceAnswer): void

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../storage/storage.js'
 import { CommandQueue } from './commands/command-queue.js'
-import { DeviceAccess } from './device/device-access.js'
+import { DeviceAccess } from './device-api/device-auth.js'
 import { TelemetryStore } from './telemetry/telemetry-store.js'
 
 /** What the platform's routes share, built once per app. */

@@ -12,10 +12,10 @@ import {
   type DeviceFrame,
   type RegisteredFrame,
   type RequestFrame,
-} from './frames.js'
+} from '../protocol/frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
-import { sendBatched } from './batched-send.js'
+import { sendBatched } from '../protocol/batched-send.js'
 
 /** Close codes the gateway uses that mean "do not come back" (contract §4). */
 export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const

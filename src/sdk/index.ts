@@ -1,4 +1,4 @@
-export * from './frames.js'
+export * from '../protocol/frames.js'
 export { RouteTable, RouteError, ok, created, type RouteHandler, type RouteRequest, type RouteResult, type RouteMatch } from './route-table.js'
 export {
   DeviceAgent,

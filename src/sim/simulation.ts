@@ -1,4 +1,4 @@
-import { isIdentifier } from '../http/ids.js'
+import { isIdentifier } from '../protocol/ids.js'
 import { DeviceAgent } from '../sdk/device-agent.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'

@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../../src/sdk/frames.js'
+import type { HttpMethod } from '../../src/protocol/frames.js'
 import { ManualClock } from '../../src/sim/machine/clock.js'
 import { PickAndPlaceMachine, type MachineOptions } from '../../src/sim/machine/machine.js'
 

@@ -1,7 +1,7 @@
 import type { DeviceLink } from '../../link/device-link.js'
 import { hashDeviceKey, sameSecret, verifyDeviceKey } from '../../link/key-hash.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
-import type { RegisterFrame } from '../../sdk/frames.js'
+import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { nowSeconds, type Db } from '../../storage/storage.js'

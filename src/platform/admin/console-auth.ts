@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { forbidden, unauthorized } from '../../errors.js'
-import { hasConsoleToken } from '../device/device-access.js'
+import { hasConsoleToken } from '../device-api/device-auth.js'
 
 /**
  * onRequest hook of the admin API (before the body is even parsed) (contract §8): the console token, or a gateway token of an

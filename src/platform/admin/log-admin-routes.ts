@@ -4,7 +4,7 @@ import { clearLogs, listLogs } from '../logs/log-store.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { ADMIN_SECURITY, ADMIN_TAGS } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { DeletedAnswer } from './admin-schemas.js'
+import { DeletedAnswer } from './console-schemas.js'
 import { actorOf, requireConsole } from './console-auth.js'
 
 /** GET /api/admin/logs (device and operation logs) and POST /api/admin/logs/clear. */

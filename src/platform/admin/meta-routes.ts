@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { describeActions } from '../commands/command-actions.js'
 import { EXPRESSIONS } from '../commands/expressions.js'
 import { HID_KEYS } from '../commands/hid-keys.js'
-import { countDevices } from '../devices/device-repository.js'
+import { countDevices } from '../devices/device-store.js'
 import { countDeviceErrorsSince } from '../logs/log-store.js'
 import { ADMIN_SECURITY, ADMIN_TAGS } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
-import { MetaAnswer, SummaryAnswer } from './admin-schemas.js'
+import { MetaAnswer, SummaryAnswer } from './console-schemas.js'
 import { requireConsole } from './console-auth.js'
 
 const DAY_MS = 86_400_000

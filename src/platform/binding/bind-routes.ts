@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { AppError, forbidden, unauthorized } from '../../errors.js'
-import { hasConsoleToken } from '../device/device-access.js'
+import { hasConsoleToken } from '../device-api/device-auth.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'

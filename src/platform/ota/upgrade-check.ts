@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.js'
-import type { ActiveRelease } from '../../gateway/firmware/release-repository.js'
+import type { ActiveRelease } from '../../firmware/release-repository.js'
 import { compareSemVer, parseSemVer, type SemVer } from './semver.js'
 
 /** What the device runs: an integer image version or a semantic (display) version. */

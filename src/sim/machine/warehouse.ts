@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ID_PATTERN } from '../../http/ids.js'
+import { ID_PATTERN } from '../../protocol/ids.js'
 import { created, ok, type RouteTable } from '../../sdk/route-table.js'
 import type { PickAndPlaceMachine } from './machine.js'
 import type { Order } from './orders.js'

@@ -32,7 +32,10 @@ export async function apiFetch<T>(path: string, options: RequestOptions = {}): P
   }
   if (!response.ok) {
     if (response.status === 401 && session && sessionStore.getSnapshot()?.token === session.token && !path.includes('/auth/')) sessionStore.signOut()
-    throw new ApiError(response.status, String(data.error ?? 'error'), String(data.message ?? response.statusText), data)
+    // A proxied device error carries the device's own {error, message} in `data`.
+    const inner = (typeof data.data === 'object' && data.data !== null ? data.data : {}) as Record<string, unknown>
+    const message = data.message ?? inner.message ?? inner.error ?? `${response.status} ${response.statusText}`
+    throw new ApiError(response.status, String(data.error ?? inner.error ?? 'error'), String(message), data)
   }
   return data as T
 }

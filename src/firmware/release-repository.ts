@@ -1,0 +1,128 @@
+import { AppError } from '../errors.js'
+import { nowSeconds, type Db } from '../storage/storage.js'
+
+export interface NewRelease {
+  release_id: string
+  image_version: number
+  display_version: string
+  size: number
+  sha256: string
+  crc32: string
+  hw_version: number
+  manifest: unknown
+  image: Buffer
+  created_by: string
+}
+
+const LIST_COLUMNS = ['release_id', 'image_version', 'display_version', 'state', 'size', 'sha256', 'created_at', 'created_by'] as const
+
+/** Stores a verified release as `published`. False when the id is taken (→ 409). */
+export async function insertRelease(db: Db, r: NewRelease): Promise<boolean> {
+  const inserted = await db
+    .insertInto('firmware_releases')
+    .values({
+      release_id: r.release_id,
+      image_version: r.image_version,
+      display_version: r.display_version,
+      state: 'published',
+      size: r.size,
+      sha256: r.sha256,
+      crc32: r.crc32,
+      hw_version: r.hw_version,
+      manifest: JSON.stringify(r.manifest),
+      image: r.image,
+      download_count: 0,
+      created_at: nowSeconds(),
+      created_by: r.created_by,
+      activated_at: null,
+    })
+    .onConflict((oc) => oc.column('release_id').doNothing())
+    .returning('release_id')
+    .executeTakeFirst()
+  return inserted !== undefined
+}
+
+export async function releaseExists(db: Db, releaseId: string): Promise<boolean> {
+  return (await db.selectFrom('firmware_releases').select('release_id').where('release_id', '=', releaseId).executeTakeFirst()) !== undefined
+}
+
+/** Newest first; `before` is the release id the previous page ended with. */
+export async function listReleases(db: Db, limit: number, before?: string) {
+  let query = db
+    .selectFrom('firmware_releases')
+    .select([...LIST_COLUMNS, 'download_count'])
+    .orderBy('created_at', 'desc')
+    .orderBy('release_id', 'desc')
+    .limit(limit + 1)
+  if (before !== undefined) {
+    const cursor = await db.selectFrom('firmware_releases').select(['created_at', 'release_id']).where('release_id', '=', before).executeTakeFirst()
+    if (!cursor) throw new AppError('bad_request', 'Unknown cursor')
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', cursor.created_at),
+        eb.and([eb('created_at', '=', cursor.created_at), eb('release_id', '<', cursor.release_id)]),
+      ]),
+    )
+  }
+  const rows = await query.execute()
+  const page = rows.slice(0, limit)
+  return { releases: page, next_before: rows.length > limit ? page[page.length - 1]!.release_id : undefined }
+}
+
+/**
+ * Makes `releaseId` the active release and the previous one `published` again, in one
+ * transaction. A unique partial index allows one active row; a concurrent activation that
+ * loses the race is retried. Returns false when the release does not exist.
+ */
+export async function activateRelease(db: Db, releaseId: string): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const target = await trx.selectFrom('firmware_releases').select('release_id').where('release_id', '=', releaseId).executeTakeFirst()
+        if (!target) return false
+        await trx.updateTable('firmware_releases').set({ state: 'published' }).where('state', '=', 'active').where('release_id', '!=', releaseId).execute()
+        await trx.updateTable('firmware_releases').set({ state: 'active', activated_at: nowSeconds() }).where('release_id', '=', releaseId).execute()
+        return true
+      })
+    } catch (err) {
+      if (attempt >= 3) throw err
+    }
+  }
+}
+
+/** The active release with its manifest and bytes, or undefined. */
+export async function findActiveImage(db: Db) {
+  return db
+    .selectFrom('firmware_releases')
+    .select(['release_id', 'sha256', 'size', 'manifest', 'image'])
+    .where('state', '=', 'active')
+    .executeTakeFirst()
+}
+
+export async function findActiveManifest(db: Db): Promise<unknown | undefined> {
+  const row = await db.selectFrom('firmware_releases').select('manifest').where('state', '=', 'active').executeTakeFirst()
+  return row ? (JSON.parse(row.manifest) as unknown) : undefined
+}
+
+export async function countDownload(db: Db, releaseId: string): Promise<void> {
+  await db
+    .updateTable('firmware_releases')
+    .set((eb) => ({ download_count: eb('download_count', '+', 1) }))
+    .where('release_id', '=', releaseId)
+    .execute()
+}
+
+/** What an update check needs of the active release (never the image bytes). */
+export type ActiveRelease = Pick<NewRelease, 'release_id' | 'image_version' | 'display_version' | 'size' | 'sha256' | 'crc32' | 'hw_version'>
+
+/** The release devices should run now, or undefined when none is active. */
+export async function findActiveRelease(db: Db): Promise<ActiveRelease | undefined> {
+  return db
+    .selectFrom('firmware_releases')
+    .select(['release_id', 'image_version', 'display_version', 'size', 'sha256', 'crc32', 'hw_version'])
+    .where('state', '=', 'active')
+    .executeTakeFirst()
+}
+
+/** Where devices download the active image (relative to the server's base URL). */
+export const SYSTEM_BIN_PATH = '/api/v1/firmware/slave/system.bin'

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { AppError } from '../../errors.js'
+import { writeAudit } from '../../storage/audit-repository.js'
+import { ActivateAnswer, ReleaseIdParams, ReleaseList, ReleaseListQuery } from './firmware-schemas.js'
+import { activateRelease, listReleases } from '../../firmware/release-repository.js'
+
+/** List and activate releases (administrators). */
+export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const { storage } = deps
+  const common = { preHandler: deps.authenticator.requireAdmin }
+  const tags = ['firmware']
+
+  app.get(
+    '/api/v1/admin/firmware/slave/releases',
+    { ...common, schema: { tags, security: [{ bearer: [] }], querystring: ReleaseListQuery, response: { 200: ReleaseList } } },
+    async (request) => {
+      const { releases, next_before } = await listReleases(storage.db, request.query.limit ?? 100, request.query.before)
+      return { success: true, releases: releases as never, ...(next_before ? { next_before } : {}) }
+    },
+  )
+
+  app.post(
+    '/api/v1/admin/firmware/slave/releases/:release_id/activate',
+    { ...common, schema: { tags, security: [{ bearer: [] }], params: ReleaseIdParams, response: { 200: ActivateAnswer } } },
+    async (request) => {
+      const { release_id } = request.params
+      const activated = await activateRelease(storage.db, release_id)
+      await writeAudit(storage.db, {
+        actor: request.user!.username,
+        action: 'firmware.activate',
+        outcome: activated ? 'activated' : 'not_found',
+        release_id,
+      })
+      if (!activated) throw new AppError('not_found', `No release ${release_id}`)
+      return { success: true, release_id, activated: true }
+    },
+  )
+}

@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify'
+import type { AppDeps } from '../../app-deps.js'
+import { AppError } from '../../errors.js'
+import { findDevice } from '../devices/device-store.js'
+import type { DeviceRow } from '../devices/device-record.js'
+import { matchesHash, sameSecret } from '../secret-compare.js'
+
+export const DEVICE_TOKEN_HEADER = 'x-device-token'
+export const CONSOLE_TOKEN_HEADER = 'x-console-token'
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** True when the request carries the right X-Console-Token. */
+export function hasConsoleToken(request: FastifyRequest, consoleToken: string): boolean {
+  const presented = header(request, CONSOLE_TOKEN_HEADER)
+  return presented !== undefined && sameSecret(presented, consoleToken)
+}
+
+/**
+ * Who may act as a device: anyone when tokens are not required; else the holder of the
+ * device's token (or the console, which may act for any device).
+ */
+export class DeviceAccess {
+  constructor(private readonly deps: AppDeps) {}
+
+  get tokenRequired(): boolean {
+    return this.deps.config.platformRequireDeviceToken
+  }
+
+  /** The device, or 404 `unknown_device`; 401 when a required token is missing or wrong. */
+  async require(request: FastifyRequest, deviceId: string): Promise<DeviceRow> {
+    const device = await findDevice(this.deps.storage.db, deviceId)
+    if (!device) throw unknownDevice(deviceId)
+    this.checkToken(request, device)
+    return device
+  }
+
+  checkToken(request: FastifyRequest, device: DeviceRow): void {
+    if (!this.tokenRequired) return
+    const presented = header(request, DEVICE_TOKEN_HEADER)
+    if (presented !== undefined && device.token_hash !== null && matchesHash(presented, device.token_hash)) return
+    if (hasConsoleToken(request, this.deps.consoleToken)) return
+    throw new AppError('unauthorized', presented === undefined ? 'X-Device-Token required' : 'Wrong device token')
+  }
+}
+
+export const unknownDevice = (deviceId: string) => new AppError('unknown_device', `Unknown device ${deviceId}`)

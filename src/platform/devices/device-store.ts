@@ -1,0 +1,99 @@
+import type { Static } from '@sinclair/typebox'
+import type { Db, Tx } from '../../storage/storage.js'
+import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
+import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
+import type { DeviceRow } from './device-record.js'
+
+export interface NewDevice {
+  device_id: string
+  model: string | null
+  firmware_version?: string | null
+  ip?: string | null
+  token_hash: string | null
+}
+
+/** What a heartbeat reports besides its id. */
+export type HeartbeatFields = Omit<Static<typeof HeartbeatBody>, 'device_id'>
+
+export async function findDevice(db: Db | Tx, deviceId: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('platform_devices').selectAll().where('device_id', '=', deviceId).executeTakeFirst()
+}
+
+/** Creates the device; false when the id exists already (whoever raced us won). */
+export async function insertDevice(db: Db | Tx, device: NewDevice, now: number, lastOnlineAt: number | null = null): Promise<boolean> {
+  const result = await db
+    .insertInto('platform_devices')
+    .values({
+      device_id: device.device_id,
+      model: device.model,
+      firmware_version: device.firmware_version ?? null,
+      ip: device.ip ?? null,
+      token_hash: device.token_hash,
+      expression: null,
+      uptime_s: null,
+      rssi: null,
+      created_at: now,
+      last_online_at: lastOnlineAt,
+    })
+    .onConflict((oc) => oc.column('device_id').doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+/** Marks the device online now and stores what the heartbeat reported (absent fields keep their value). */
+export async function recordHeartbeat(db: Db, deviceId: string, fields: HeartbeatFields, now: number): Promise<void> {
+  await db
+    .updateTable('platform_devices')
+    .set({
+      last_online_at: now,
+      ...(fields.model !== undefined ? { model: fields.model } : {}),
+      ...(fields.firmware_version !== undefined ? { firmware_version: fields.firmware_version } : {}),
+      ...(fields.ip !== undefined ? { ip: fields.ip } : {}),
+      ...(fields.uptime_s !== undefined ? { uptime_s: fields.uptime_s } : {}),
+      ...(fields.rssi !== undefined ? { rssi: fields.rssi } : {}),
+    })
+    .where('device_id', '=', deviceId)
+    .execute()
+}
+
+export async function setExpression(db: Db | Tx, deviceId: string, expression: string): Promise<void> {
+  await db.updateTable('platform_devices').set({ expression }).where('device_id', '=', deviceId).execute()
+}
+
+export async function setTokenHash(db: Db | Tx, deviceId: string, tokenHash: string): Promise<void> {
+  await db.updateTable('platform_devices').set({ token_hash: tokenHash }).where('device_id', '=', deviceId).execute()
+}
+
+/** Sorted by device id (byte order); `after` is the last id of the previous page. */
+export async function listDevices(db: Db, limit: number, after?: string): Promise<{ rows: DeviceRow[]; next_after?: string }> {
+  let query = db.selectFrom('platform_devices').selectAll().orderBy('device_id').limit(limit + 1)
+  if (after !== undefined) query = query.where('device_id', '>', after)
+  const rows = await query.execute()
+  if (rows.length <= limit) return { rows }
+  const page = rows.slice(0, limit)
+  return { rows: page, next_after: page[page.length - 1]!.device_id }
+}
+
+export async function countDevices(db: Db, onlineSince: number): Promise<{ total: number; online: number }> {
+  const row = await db
+    .selectFrom('platform_devices')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.count<number>('device_id').filterWhere('last_online_at', '>=', onlineSince).as('online'),
+    ])
+    .executeTakeFirstOrThrow()
+  return { total: Number(row.total), online: Number(row.online) }
+}
+
+/** Removes the device and everything that belongs to it; call inside one transaction. */
+export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boolean> {
+  await deleteDeviceTelemetry(tx, deviceId)
+  await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).execute()
+  await tx.deleteFrom('platform_configs').where('device_id', '=', deviceId).execute()
+  // The device's own logs; operation logs about it stay as the audit trail.
+  await tx.deleteFrom('platform_logs').where('source', '=', 'device').where('device_id', '=', deviceId).execute()
+  await tx.deleteFrom('platform_bind_codes').where('device_id', '=', deviceId).execute()
+  await tx.deleteFrom('platform_bindings').where('device_id', '=', deviceId).execute()
+  const result = await tx.deleteFrom('platform_devices').where('device_id', '=', deviceId).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { crc32, crc32Hex } from '../../src/firmware/crc32.js'
+
+describe('crc32', () => {
+  it('gives the IEEE check value and 8 lowercase hex digits', () => {
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926)
+    expect(crc32Hex(Buffer.from('123456789'))).toBe('cbf43926')
+    expect(crc32Hex(Buffer.alloc(0))).toBe('00000000')
+    expect(crc32Hex(Buffer.from('The quick brown fox jumps over the lazy dog'))).toBe('414fa339')
+  })
+
+  it('continues over chunks', () => {
+    const bytes = randomBytes(10_000)
+    expect(crc32(bytes.subarray(3_333), crc32(bytes.subarray(0, 3_333)))).toBe(crc32(bytes))
+  })
+
+  it('handles a 16 MiB image in well under a second', () => {
+    const bytes = Buffer.alloc(16 * 1024 * 1024, 0xa5)
+    const started = performance.now()
+    crc32(bytes)
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+})
