@@ -4,6 +4,8 @@ import type { LoginThrottle } from './auth/login-throttle.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
+import type { EventBus } from './events/event-bus.js'
+import type { EventOptions } from './events/event-options.js'
 import type { Metrics } from './http/metrics.js'
 import type { ReadinessCheck } from './http/ops-routes.js'
 import type { Storage } from './storage/storage.js'
@@ -24,4 +26,7 @@ export interface AppDeps {
   log: FastifyBaseLogger
   /** /readyz checks; a capability that depends on a service (NATS) adds its own. */
   readiness: ReadinessCheck[]
+  /** State changes announced to the event streams (contract §11), across instances. */
+  events: EventBus
+  eventOptions: Required<EventOptions>
 }

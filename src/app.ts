@@ -10,6 +10,10 @@ import { TokenService } from './auth/token-service.js'
 import { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
 import { consoleRoutes } from './console/console-routes.js'
+import { createEventBus } from './events/create-event-bus.js'
+import type { EventBus } from './events/event-bus.js'
+import { EVENT_DEFAULTS, type EventOptions } from './events/event-options.js'
+import { eventsPlugin } from './events/events-plugin.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import { platformPlugin } from './platform/platform-plugin.js'
@@ -36,6 +40,10 @@ export interface BuildOptions {
   deviceLink?: DeviceLinkOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
+  /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
+  events?: EventOptions
+  /** The event bus to use instead of the configured one (tests publish on it directly). */
+  eventBus?: EventBus
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
@@ -75,6 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
   // Root-level onClose runs after every capability's own onClose: storage closes last.
   app.addHook('onClose', async () => {
+    await deps.events.close()
     await storage.close()
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness })
@@ -82,6 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
+  await app.register(eventsPlugin, { deps })
   await app.register(consoleRoutes, { dir: options.consoleDir })
   return app
 }
@@ -109,5 +119,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
+    events: options.eventBus ?? (await createEventBus(config.natsUrl, app.log)),
+    eventOptions: { ...EVENT_DEFAULTS, ...options.events },
   }
 }

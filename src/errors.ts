@@ -1,6 +1,7 @@
 /**
- * Every error code of the contract (§2), one table. Route handlers throw `AppError`;
- * the HTTP error handler turns it into `{success:false, error, message, ...extra}`.
+ * Every error code the server answers (contract §2), with its status: the one table. Route
+ * handlers throw `AppError`; the HTTP error handler turns it into `{success:false, error, message, ...extra}`.
+ * The device link's in-flight limit (64 per device) answers `server_busy`: the contract has no `device_busy`.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -13,38 +14,44 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   invalid_firmware: 422,
   rate_limited: 429,
   internal: 500,
+  device_error: 502,
   device_unavailable: 502,
   bad_device_response: 502,
   upstream_unavailable: 502,
-  device_busy: 503,
   not_configured: 503,
+  server_busy: 503,
   device_timeout: 504,
-} as const
+} as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof ERROR_STATUS
 
-export class AppError extends Error {
-  readonly code: ErrorCode | string
-  readonly statusCode: number
-  readonly extra: Record<string, unknown>
+/** `Retry-After` for codes that promise one, when the error does not carry its own `retry_after`. */
+export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { server_busy: 1 }
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, statusCode?: number) {
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
+
+export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value)
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly extra: Readonly<Record<string, unknown>>
+
+  /**
+   * `statusCode` overrides the code's status from the table, for answers that pass a device's
+   * own status through (`device_error`, `device_auth_failed`).
+   */
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, statusCode: number = ERROR_STATUS[code]) {
     super(message)
     this.name = 'AppError'
     this.code = code
-    this.statusCode = statusCode ?? ERROR_STATUS[code]
+    this.statusCode = statusCode
     this.extra = extra
   }
-}
-
-/** An error whose HTTP status is not its code's default (e.g. a device's 403 passed through). */
-export function errorWithStatus(code: string, statusCode: number, message: string, extra: Record<string, unknown> = {}): AppError {
-  const err = new AppError('bad_request', message, extra, statusCode)
-  ;(err as { code: string }).code = code
-  return err
 }
 
 export const badRequest = (message: string, extra?: Record<string, unknown>) => new AppError('bad_request', message, extra)
@@ -64,6 +71,6 @@ export const CLOSE_CODES = {
   replaced: 4409,
 } as const
 
-export function errorBody(code: string, message: string, extra: Record<string, unknown> = {}) {
+export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   return { success: false as const, error: code, message, ...extra }
 }

@@ -4,7 +4,7 @@ import type { AuthUser } from './user-directory.js'
 
 export const TOKEN_ISSUER = 'fleetgate'
 const REQUIRED_CLAIMS = ['sub', 'username', 'role', 'iat', 'exp']
-const CLOCK_SKEW_S = 60
+export const CLOCK_SKEW_S = 60
 const VERIFIED_CACHE_SIZE = 10_000
 
 export interface TokenClaims {

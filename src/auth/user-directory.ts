@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config, ConfiguredUser, Role } from '../config/config.js'
+import { sameDigest, sha256 } from '../protocol/same-secret.js'
 import { nowSeconds, type Db } from '../storage/storage.js'
 
 /** A gateway user as the API shows it. */
@@ -12,8 +12,7 @@ export interface AuthUser {
   provider?: string
 }
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
-const DUMMY = digest('no such user')
+const DUMMY = sha256('no such user')
 
 /**
  * Users come from configuration (CLOUD_AUTH_USERS plus the built-in admin) or from the
@@ -30,7 +29,7 @@ export class UserDirectory {
     this.configured = new Map(
       Object.entries(users).map(([username, u]: [string, ConfiguredUser]) => [
         username,
-        { user: { id: username, username, display_name: u.display_name, role: u.role }, passwordDigest: digest(u.password) },
+        { user: { id: username, username, display_name: u.display_name, role: u.role }, passwordDigest: sha256(u.password) },
       ]),
     )
   }
@@ -38,7 +37,7 @@ export class UserDirectory {
   /** Constant-time check: the same work whether the user exists or not. */
   authenticate(username: string, password: string): AuthUser | null {
     const entry = this.configured.get(username)
-    const same = timingSafeEqual(digest(password), entry?.passwordDigest ?? DUMMY)
+    const same = sameDigest(sha256(password), entry?.passwordDigest ?? DUMMY)
     return entry && same ? entry.user : null
   }
 

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { isPlainObject } from '../protocol/is-plain-object.js'
 import { ConfigError } from './config-error.js'
 
 export const ROLES = ['admin', 'user', 'wechat'] as const
@@ -97,7 +98,7 @@ function parseUsers(env: Env): Record<string, ConfiguredUser> {
     } catch {
       throw new ConfigError(name, 'is not valid JSON')
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isPlainObject(parsed)) {
       throw new ConfigError(name, 'must be a JSON object keyed by username')
     }
     for (const [username, entry] of Object.entries(parsed)) {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js'
+import { pageWithCursor } from '../storage/paging.js'
 import { nowSeconds, type Db } from '../storage/storage.js'
 
 export interface NewRelease {
@@ -65,8 +66,14 @@ export async function listReleases(db: Db, limit: number, before?: string) {
     )
   }
   const rows = await query.execute()
-  const page = rows.slice(0, limit)
-  return { releases: page, next_before: rows.length > limit ? page[page.length - 1]!.release_id : undefined }
+  const { rows: releases, next } = pageWithCursor(rows, limit, (row) => row.release_id)
+  return { releases, next_before: next }
+}
+
+/** What an activation changed: the release's version and the release(s) no longer active. */
+export interface Activation {
+  display_version: string
+  deactivated: { release_id: string; display_version: string }[]
 }
 
 /**
@@ -74,15 +81,21 @@ export async function listReleases(db: Db, limit: number, before?: string) {
  * transaction. A unique partial index allows one active row; a concurrent activation that
  * loses the race is retried. Returns false when the release does not exist.
  */
-export async function activateRelease(db: Db, releaseId: string): Promise<boolean> {
+export async function activateRelease(db: Db, releaseId: string): Promise<false | Activation> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction().execute(async (trx) => {
-        const target = await trx.selectFrom('firmware_releases').select('release_id').where('release_id', '=', releaseId).executeTakeFirst()
+        const target = await trx.selectFrom('firmware_releases').select('display_version').where('release_id', '=', releaseId).executeTakeFirst()
         if (!target) return false
-        await trx.updateTable('firmware_releases').set({ state: 'published' }).where('state', '=', 'active').where('release_id', '!=', releaseId).execute()
+        const deactivated = await trx
+          .updateTable('firmware_releases')
+          .set({ state: 'published' })
+          .where('state', '=', 'active')
+          .where('release_id', '!=', releaseId)
+          .returning(['release_id', 'display_version'])
+          .execute()
         await trx.updateTable('firmware_releases').set({ state: 'active', activated_at: nowSeconds() }).where('release_id', '=', releaseId).execute()
-        return true
+        return { display_version: target.display_version, deactivated }
       })
     } catch (err) {
       if (attempt >= 3) throw err

@@ -1,9 +1,10 @@
 import { createHash, type KeyObject } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
+import { isPlainObject } from '../protocol/is-plain-object.js'
 import { crc32Hex } from './crc32.js'
 import { findTlv } from './find-tlv.js'
 import { releaseVersionPrefix } from './image-version.js'
-import { isPlainObject, jsonEqual } from './json-equal.js'
 import { checkManifestShape, ProductInfoSchema, type ProductInfo } from './manifest-schema.js'
 import { parseMcubootImage, type McubootHeader, type McubootImage } from './mcuboot-image.js'
 import { ReleaseChecks, type ReleaseCheck } from './release-checks.js'
@@ -84,7 +85,7 @@ function readProductInfo(value: Buffer): { product?: Record<string, unknown>; re
 function productDifferences(manifestProduct: Record<string, unknown>, imageProduct: Record<string, unknown>): string[] {
   const keys = [...new Set([...Object.keys(manifestProduct), ...Object.keys(imageProduct)])]
   return keys
-    .filter((key) => !jsonEqual(manifestProduct[key], imageProduct[key]))
+    .filter((key) => !isDeepStrictEqual(manifestProduct[key], imageProduct[key]))
     .map((key) => `${key} (manifest ${show(manifestProduct[key])}, image ${show(imageProduct[key])})`)
 }
 

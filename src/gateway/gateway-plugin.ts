@@ -8,6 +8,7 @@ import { LINK_DEFAULTS, type DeviceLinkOptions } from '../link/link-options.js'
 import { LinkRegistry } from '../link/link-registry.js'
 import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
+import { LinkEvents } from '../events/link-events.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
 import { BindingRepository } from './devices/binding-repository.js'
@@ -39,8 +40,11 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
-  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log })
+  const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
+  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log, events })
   registry.startPinging(options.pingIntervalMs)
+  events.start(deps.eventOptions.sweepIntervalMs)
+  app.addHook('onClose', async () => events.stop())
 
   const ctx: GatewayContext = {
     deps,

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { AppError, errorBody } from '../errors.js'
+import { AppError, errorBody, RETRY_AFTER_SECONDS, type ErrorCode } from '../errors.js'
 
 /** Fastify's own error codes that are the client's fault, mapped to the contract's codes. */
-const FASTIFY_CODES: Record<string, [number, string]> = {
+const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request'],
@@ -16,7 +16,7 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_FIELDS_LIMIT: [413, 'payload_too_large'],
 }
 
-const STATUS_CODES: Record<number, string> = {
+const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -33,7 +33,8 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error, reqId: request.id }, error.message)
-      if (typeof error.extra.retry_after === 'number') reply.header('retry-after', String(error.extra.retry_after))
+      const retryAfter = typeof error.extra.retry_after === 'number' ? error.extra.retry_after : RETRY_AFTER_SECONDS[error.code]
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
       return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra))
     }
     const fe = error as FastifyError

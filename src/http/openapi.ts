@@ -1,16 +1,35 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { ERROR_CODES } from '../errors.js'
 
-type OpenApiDocument = { openapiObject: { paths?: Record<string, Record<string, { requestBody?: RequestBody }>> } }
+type Operation = { requestBody?: RequestBody; responses?: Record<string, unknown> }
+type OpenApiDocument = { openapiObject: { paths?: Record<string, Record<string, Operation>> } }
 type RequestBody = { required?: boolean; content?: Record<string, { schema?: { nullable?: boolean } }> }
 
-/** @fastify/swagger marks every body required; a nullable body schema means it may be omitted. */
-function markOptionalBodies({ openapiObject }: OpenApiDocument) {
+/** Contract §2: the one error body, its `error` enumerating every code of `src/errors.ts`. */
+const ErrorBody = {
+  type: 'object' as const,
+  required: ['success', 'error', 'message'],
+  properties: {
+    success: { type: 'boolean' as const, enum: [false] },
+    error: { type: 'string' as const, enum: ERROR_CODES },
+    message: { type: 'string' as const },
+  },
+  additionalProperties: true,
+}
+const ERROR_RESPONSE = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+
+/**
+ * @fastify/swagger marks every body required; a nullable body schema means it may be omitted.
+ * Every operation also gets the error body as its `default` response.
+ */
+function finishDocument({ openapiObject }: OpenApiDocument) {
   for (const operations of Object.values(openapiObject.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       const body = operation.requestBody
       if (body?.content?.['application/json']?.schema?.nullable === true) body.required = false
+      operation.responses = { ...operation.responses, default: operation.responses?.default ?? ERROR_RESPONSE }
     }
   }
   return openapiObject
@@ -28,6 +47,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'Cloud gateway for pick-and-place machines (/api/v1) and IoT platform for HTTP-polling devices (/v1, /api/admin).',
       },
       components: {
+        schemas: { Error: ErrorBody },
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           consoleToken: { type: 'apiKey', in: 'header', name: 'X-Console-Token' },
@@ -35,7 +55,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    transformObject: (documentObject) => markOptionalBodies(documentObject as OpenApiDocument),
+    transformObject: (documentObject) => finishDocument(documentObject as OpenApiDocument),
   })
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

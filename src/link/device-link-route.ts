@@ -25,7 +25,7 @@ export const deviceLinkRoute: FastifyPluginAsync<{ server: LinkServer }> = async
       throw badRequest('The device link accepts only a WebSocket upgrade (see docs/device-link.md)')
     },
     wsHandler: (socket, request) => {
-      server.accept(socket, request.socket.remoteAddress ?? '')
+      server.accept(socket, request.socket)
     },
   })
 }

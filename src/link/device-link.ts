@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
 import type { HeartbeatFrame, RequestFrame, ResponseFrame } from '../protocol/frames.js'
@@ -43,6 +44,8 @@ export class DeviceLink {
     readonly identity: LinkIdentity,
     readonly socket: WebSocket,
     private readonly metrics: LinkMetrics,
+    /** The upgraded connection's socket, for batched writes. */
+    readonly wire?: Socket,
   ) {}
 
   get deviceId(): string {
@@ -57,7 +60,7 @@ export class DeviceLink {
     if (this.closed) return Promise.reject(unavailable(this.deviceId))
     const pending = (this.pending ??= new Map())
     if (pending.size >= MAX_IN_FLIGHT) {
-      return Promise.reject(new AppError('device_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
+      return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
     }
     const id = (++this.nextId).toString(36)
     const frame: RequestFrame = { type: 'request', id, method: call.method, path: call.path, query: call.query, body: call.body, user: call.user }
@@ -68,7 +71,7 @@ export class DeviceLink {
       pending.set(id, { resolve, reject, timer })
       this.metrics.inFlight.inc()
       this.messagesSent++
-      sendBatched(this.socket, JSON.stringify(frame), (err) => {
+      sendBatched(this.socket, this.wire, JSON.stringify(frame), (err) => {
         if (err && this.settle(id)) reject(unavailable(this.deviceId))
       })
     })

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { sameDigest } from '../protocol/same-secret.js'
 
 /**
  * Device keys are stored as `sha256$<salt>$<digest>` with a random 16-byte salt per device.
@@ -23,14 +24,5 @@ export function hashDeviceKey(key: string): string {
 export function verifyDeviceKey(key: string, stored: string): boolean {
   const [scheme, salt, expected] = stored.split('$')
   if (scheme !== SCHEME || !salt || !expected) return false
-  const actual = digest(Buffer.from(salt, 'base64url'), key)
-  const wanted = Buffer.from(expected, 'base64url')
-  return wanted.length === actual.length && timingSafeEqual(actual, wanted)
-}
-
-/** Constant-time equality of two secrets of any length (the enroll token). */
-export function sameSecret(presented: string | undefined, expected: string): boolean {
-  const a = createHash('sha256').update(presented ?? '', 'utf8').digest()
-  const b = createHash('sha256').update(expected, 'utf8').digest()
-  return timingSafeEqual(a, b) && presented !== undefined
+  return sameDigest(digest(Buffer.from(salt, 'base64url'), key), Buffer.from(expected, 'base64url'))
 }

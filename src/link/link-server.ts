@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import WebSocket, { type RawData } from 'ws'
 import { CLOSE_CODES } from '../errors.js'
@@ -10,6 +11,7 @@ import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
+import type { LinkEvents } from '../events/link-events.js'
 
 export interface LinkServerDeps {
   store: LinkStore
@@ -20,6 +22,8 @@ export interface LinkServerDeps {
   options: Required<DeviceLinkOptions>
   enrollToken: string | undefined
   log: FastifyBaseLogger
+  /** Announces registrations, closes, alive changes and heartbeats to the event streams. */
+  events?: LinkEvents
 }
 
 type Phase = 'waiting' | 'registering' | 'registered' | 'closed'
@@ -36,7 +40,8 @@ export class LinkServer {
   constructor(private readonly deps: LinkServerDeps) {}
 
   /** Takes a freshly upgraded socket through registration and serves it until it closes. */
-  accept(socket: WebSocket, remoteAddress: string): void {
+  accept(socket: WebSocket, wire: Socket): void {
+    const remoteAddress = wire.remoteAddress ?? ''
     const { writer, metrics, options } = this.deps
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
     let phase: Phase = 'waiting'
@@ -63,7 +68,7 @@ export class LinkServer {
         if (frame.type !== 'register') return refuse('the first frame must be register')
         phase = 'registering'
         clearTimeout(timer)
-        void this.register(socket, frame, remoteAddress).then((registered) => {
+        void this.register(socket, wire, frame, remoteAddress).then((registered) => {
           this.unregistered.delete(socket)
           if (!registered) {
             // Refused: the socket must read again to finish the close handshake.
@@ -82,6 +87,7 @@ export class LinkServer {
       if (frame.type === 'register') return refuse('already registered')
       link!.receive(frame)
       if (frame.type === 'heartbeat') writer.mark(link!)
+      this.deps.events?.frame(link!, frame.type)
     }
 
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -131,7 +137,7 @@ export class LinkServer {
     writer.stop()
   }
 
-  private async register(socket: WebSocket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
+  private async register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<DeviceLink | undefined> {
     const { store, bus, registry, log, enrollToken } = this.deps
     const deviceId = frame.device_id
     this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
@@ -145,15 +151,17 @@ export class LinkServer {
       if (!isOpen(socket)) return undefined
       await bus.claim(deviceId)
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
-      const link = new DeviceLink(identity, socket, this.deps.metrics)
+      const link = new DeviceLink(identity, socket, this.deps.metrics, wire)
       await store.linkOpened(link, bus.instanceId)
       if (!isOpen(socket) || this.closing) {
         await store.linkClosed(link)
         if (isOpen(socket)) closeSocket(socket, CLOSE_CODES.restarting, 'server restarting')
         return undefined
       }
-      registry.add(link)?.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
+      const replaced = registry.add(link)
+      replaced?.close(CLOSE_CODES.replaced, 'replaced by a newer connection of this device')
       socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: Date.now() / 1000 }))
+      this.deps.events?.registered(link, replaced !== undefined)
       log.info({ deviceId, ip: identity.ip, version: frame.version }, 'device linked')
       return link
     } catch (err) {
@@ -171,7 +179,10 @@ export class LinkServer {
   private unlink(link: DeviceLink): void {
     const { registry, writer, log } = this.deps
     link.markClosed()
-    if (registry.remove(link)) this.releaseIfUnused(link.deviceId)
+    if (registry.remove(link)) {
+      this.releaseIfUnused(link.deviceId)
+      this.deps.events?.closed(link)
+    }
     void writer.closed(link)
     log.info({ deviceId: link.deviceId }, 'device link closed')
   }

@@ -14,6 +14,7 @@ import { telemetryRoutes } from './device-api/telemetry-routes.js'
 import { timeRoutes } from './device-api/time-routes.js'
 import { createPlatformServices } from './platform-services.js'
 import { RetentionJob } from './retention/retention-job.js'
+import { PlatformSweep } from '../events/platform-sweep.js'
 
 /**
  * IoT platform: device API (/v1, /svc) and admin console API (/api/admin). Deliberately not
@@ -35,4 +36,9 @@ export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app,
   const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays }, deps.log)
   app.addHook('onReady', async () => retention.start())
   app.addHook('onClose', async () => retention.stop())
+
+  // Offline devices and command expiry are announced within one sweep interval (contract §11).
+  const sweep = new PlatformSweep({ db, bus: deps.events, commands, offlineMs: deps.config.platformOfflineSeconds * 1000 }, deps.log)
+  app.addHook('onReady', async () => sweep.start(deps.eventOptions.sweepIntervalMs))
+  app.addHook('onClose', async () => sweep.stop())
 }

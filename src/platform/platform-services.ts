@@ -26,7 +26,7 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
-    }),
+    }, deps.events),
     telemetry: new TelemetryStore(db),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ID_PATTERN } from './ids.js'
+import { isPlainObject } from './is-plain-object.js'
 
 /**
  * The device-link protocol (contract §4): the single definition of every frame, shared by the
@@ -130,7 +131,7 @@ export function parseFrame(text: string): Frame {
   } catch {
     throw new FrameError('frame is not valid JSON')
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FrameError('frame is not a JSON object')
+  if (!isPlainObject(value)) throw new FrameError('frame is not a JSON object')
   const type = (value as { type?: unknown }).type
   if (typeof type !== 'string' || !(type in CHECKERS)) throw new FrameError(`unknown frame type ${JSON.stringify(type ?? null)}`)
   const checker = CHECKERS[type as Frame['type']]

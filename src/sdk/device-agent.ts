@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type { Socket } from 'node:net'
 import { hostname as osHostname } from 'node:os'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import WebSocket, { type ClientOptions, type RawData } from 'ws'
@@ -112,6 +113,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly queue: TaskQueue
   private readonly log: AgentLog
   private readonly socketOptions: ClientOptions
+  /** Each connection's socket, from its 'upgrade' response, for batched writes. */
+  private readonly wires = new WeakMap<WebSocket, Socket>()
   private socket: WebSocket | undefined
   private heartbeatTimer: NodeJS.Timeout | undefined
   private registerTimer: NodeJS.Timeout | undefined
@@ -183,6 +186,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.currentState = 'connecting'
     const ws = new WebSocket(this.url, { handshakeTimeout: 10_000, maxPayload: MAX_INCOMING_BYTES, ...this.socketOptions })
     this.socket = ws
+    ws.on('upgrade', (response) => this.wires.set(ws, response.socket))
     ws.on('open', () => {
       if (ws !== this.socket) return
       this.currentState = 'registering'
@@ -321,7 +325,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   private sendText(ws: WebSocket, text: string): void {
     if (ws.readyState !== WebSocket.OPEN) return
-    sendBatched(ws, text, (err) => {
+    sendBatched(ws, this.wires.get(ws), text, (err) => {
       if (err) this.log('warn', `send failed: ${err.message}`)
     })
   }

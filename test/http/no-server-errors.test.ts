@@ -3,7 +3,7 @@ import { DIALECTS } from '../helpers/dialects.js'
 import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** The 5xx answers the contract allows (a device or service elsewhere is missing or slow). */
-const EXPECTED_5XX = new Set(['device_unavailable', 'bad_device_response', 'upstream_unavailable', 'not_configured', 'device_timeout', 'device_busy'])
+const EXPECTED_5XX = new Set(['device_unavailable', 'bad_device_response', 'upstream_unavailable', 'not_configured', 'device_timeout', 'server_busy'])
 
 const HOSTILE_BODIES: { name: string; payload: string; type?: string }[] = [
   { name: 'empty object', payload: '{}' },
@@ -33,7 +33,8 @@ describe.each(DIALECTS)('no endpoint answers 500 to hostile input on %s', (diale
     admin = await loginAs(t.app, 'admin', 'admin')
     await t.app.inject({ method: 'POST', url: '/api/admin/device/add', headers: { 'x-console-token': 'test-console-token' }, payload: { device_id: 'dev-1', model: 'm' } })
     const doc = (await t.app.inject('/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> }
-    routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    // The event stream stays open by design: an injected request to it would never finish.
+    routes = Object.entries(doc.paths).filter(([path]) => path !== '/api/v1/events').flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => ({
         method: method.toUpperCase(),
         url: path.replace(/\{cam\}/g, 'up').replace(/\{[a-z_]+\}/g, (m) => (m === '{device_id}' ? 'dev-1' : 'x1')),

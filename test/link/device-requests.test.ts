@@ -47,7 +47,8 @@ describe.each(DIALECTS)('requests over the device link on %s', (dialect) => {
     await all
     const refused = await position('pnp-busy', '?n=extra')
     expect(refused.statusCode).toBe(503)
-    expect(refused.json()).toMatchObject({ success: false, error: 'device_busy' })
+    expect(refused.json()).toMatchObject({ success: false, error: 'server_busy' })
+    expect(refused.headers['retry-after']).toBe('1')
     expect(device.requests.length).toBe(MAX_IN_FLIGHT)
     for (const frame of device.requests) device.respond(frame.id, 200, { n: frame.query.n })
     const answers = await Promise.all(pending)

@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { crc32 } from '../../src/sim/png/crc32.js'
+import { crc32 } from 'node:zlib'
 import { encodePng, PNG_SIGNATURE } from '../../src/sim/png/png-encoder.js'
 import { Raster } from '../../src/sim/png/raster.js'
 
@@ -13,7 +13,7 @@ function readChunks(png: Buffer) {
     const type = png.subarray(offset + 4, offset + 8)
     const data = png.subarray(offset + 8, offset + 8 + length)
     const crc = png.readUInt32BE(offset + 8 + length)
-    chunks.push({ type: type.toString('ascii'), data, crcOk: crc === crc32(type, data) })
+    chunks.push({ type: type.toString('ascii'), data, crcOk: crc === crc32(data, crc32(type)) })
     offset += 12 + length
   }
   return chunks

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { CLOSE_CODES, notFound } from '../../errors.js'
 import { listAudit, writeAudit } from '../../storage/audit-repository.js'
 import type { GatewayContext } from '../gateway-context.js'
+import { bindingEvent } from '../../events/binding-event.js'
 import { AuditList, AuditQuery, BindingDeleted, BindingList, BindingListQuery, BindingParams, DeviceForgotten, KeyReset } from './admin-schemas.js'
 import { DeviceParams } from './device-schemas.js'
 
@@ -28,6 +29,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
       const deleted = await bindings.unbind(username, device_id)
       await writeAudit(db, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } })
       if (!deleted) throw notFound(`No binding of ${username} to ${device_id}`)
+      deps.events.publish(bindingEvent(username, device_id, false))
       return { success: true, username, device_id, deleted: true }
     },
   )
@@ -40,6 +42,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
       const forgotten = await devices.forget(device_id)
       await writeAudit(db, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id })
       if (!forgotten) throw notFound(`No device ${device_id}`)
+      for (const username of forgotten.unbound) deps.events.publish(bindingEvent(username, device_id, false))
       // A forgotten device must not stay linked; 4401 tells it its identity is no longer accepted.
       await bus.disconnect(device_id, CLOSE_CODES.unauthorized, 'device forgotten by an administrator').catch((err: unknown) => {
         request.log.warn({ err, device_id }, 'could not close the link of a forgotten device')

@@ -17,12 +17,14 @@ export interface BindingQuery {
 export class BindingRepository {
   constructor(private readonly db: Db) {}
 
-  async bind(user: { id: string; username: string }, deviceId: string): Promise<void> {
-    await this.db
+  /** True when the binding is new (false: it existed already). */
+  async bind(user: { id: string; username: string }, deviceId: string): Promise<boolean> {
+    const inserted = await this.db
       .insertInto('user_device_bindings')
       .values({ username: user.username, user_id: user.id, device_id: deviceId, created_at: nowSeconds() })
       .onConflict((oc) => oc.columns(['username', 'device_id']).doNothing())
-      .execute()
+      .executeTakeFirst()
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0
   }
 
   async isBound(username: string, deviceId: string): Promise<boolean> {

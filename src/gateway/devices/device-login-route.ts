@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { throttleKey } from '../../auth/login-throttle.js'
-import { AppError, errorWithStatus } from '../../errors.js'
-import { badDeviceResponse, deviceError, deviceMessage, isPlainObject } from '../forwarding/device-answers.js'
+import { AppError } from '../../errors.js'
+import { isPlainObject } from '../../protocol/is-plain-object.js'
+import { badDeviceResponse, deviceError, deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'
+import { bindingEvent } from '../../events/binding-event.js'
 
 const ROUTE = 'POST /api/v1/devices/:device_id/auth/login'
 
@@ -36,7 +38,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       const answer = await client.call(deviceId, call, ROUTE)
       if (answer.status === 401 || answer.status === 403) {
         await throttle.fail(key)
-        throw errorWithStatus('device_auth_failed', answer.status, deviceMessage(answer))
+        throw new AppError('device_auth_failed', deviceMessage(answer), {}, answer.status)
       }
       if (answer.status >= 400) throw deviceError(answer)
       const data = answer.data
@@ -44,7 +46,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         throw badDeviceResponse('Device accepted the login without a user object')
       }
       await throttle.succeed(key)
-      await bindings.bind(user, deviceId)
+      if (await bindings.bind(user, deviceId)) ctx.deps.events.publish(bindingEvent(user.username, deviceId, true))
       return { success: true, device_id: deviceId, user: data.user }
     },
   )

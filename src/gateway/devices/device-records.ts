@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import type { DeviceBus } from '../../link/bus/device-bus.js'
+import { isPlainObject } from '../../protocol/is-plain-object.js'
 import type { LiveState } from '../../link/live-state.js'
 import type { DeviceRow } from './device-repository.js'
 import type { ConnectionRecord, DeviceRecord } from './device-schemas.js'
@@ -54,7 +55,7 @@ export async function liveRecord(bus: DeviceBus, row: DeviceRow): Promise<Device
 function parseStatus(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    return isPlainObject(value) ? value : {}
   } catch {
     return {}
   }

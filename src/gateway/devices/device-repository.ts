@@ -1,5 +1,6 @@
 import type { DeviceLink } from '../../link/device-link.js'
-import { hashDeviceKey, sameSecret, verifyDeviceKey } from '../../link/key-hash.js'
+import { hashDeviceKey, verifyDeviceKey } from '../../link/key-hash.js'
+import { sameSecret } from '../../protocol/same-secret.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'
@@ -121,12 +122,12 @@ export class DeviceRepository implements LinkStore {
     return pageOf(rows, q.limit)
   }
 
-  /** Removes the record, its key and its bindings; false when unknown. */
-  async forget(deviceId: string): Promise<boolean> {
+  /** Removes the record, its key and its bindings; false when unknown, else the usernames it was bound to. */
+  async forget(deviceId: string): Promise<false | { unbound: string[] }> {
     return this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('user_device_bindings').where('device_id', '=', deviceId).execute()
+      const unbound = await trx.deleteFrom('user_device_bindings').where('device_id', '=', deviceId).returning('username').execute()
       const deleted = await trx.deleteFrom('devices').where('device_id', '=', deviceId).executeTakeFirst()
-      return Number(deleted.numDeletedRows) === 1
+      return Number(deleted.numDeletedRows) === 1 && { unbound: unbound.map((b) => b.username) }
     })
   }
 

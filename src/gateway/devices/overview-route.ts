@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
-import { AppError } from '../../errors.js'
-import { deviceMessage, isPlainObject } from '../forwarding/device-answers.js'
+import { AppError, type ErrorCode } from '../../errors.js'
+import { isPlainObject } from '../../protocol/is-plain-object.js'
+import { deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { connectionRecord, liveRecord } from './device-records.js'
 import { DeviceParams, OVERVIEW_PIECES, OverviewAnswer, PartialError } from './device-schemas.js'
@@ -10,7 +11,7 @@ type Piece = (typeof OVERVIEW_PIECES)[number]
 type PieceError = Static<typeof PartialError>
 type PieceResult = { ok: true; data: Record<string, unknown> } | { ok: false; error: PieceError }
 
-const failed = (error: string, message: string, status?: number): PieceResult => ({
+const failed = (error: ErrorCode, message: string, status?: number): PieceResult => ({
   ok: false,
   error: status === undefined ? { error, message } : { error, message, status },
 })
@@ -51,7 +52,7 @@ export const overviewRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> =
           if (!isPlainObject(answer.data)) return failed('bad_device_response', 'Device answer is not a JSON object')
           return { ok: true, data: answer.data }
         } catch (err) {
-          if (err instanceof AppError) return failed(String(err.code), err.message)
+          if (err instanceof AppError) return failed(err.code, err.message)
           throw err
         }
       }

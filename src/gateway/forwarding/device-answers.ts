@@ -1,8 +1,7 @@
-import { AppError, errorWithStatus } from '../../errors.js'
+import { AppError } from '../../errors.js'
+import { isPlainObject } from '../../protocol/is-plain-object.js'
 import type { DeviceAnswer } from '../../link/bus/device-bus.js'
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The device's own message for an error answer, else a generic one. */
 export function deviceMessage(answer: DeviceAnswer): string {
@@ -12,7 +11,7 @@ export function deviceMessage(answer: DeviceAnswer): string {
 
 /** A device error passed through with its status: `{success:false, error:"device_error", message, status, data}`. */
 export const deviceError = (answer: DeviceAnswer): AppError =>
-  errorWithStatus('device_error', answer.status, deviceMessage(answer), { status: answer.status, data: answer.data ?? null })
+  new AppError('device_error', deviceMessage(answer), { status: answer.status, data: answer.data ?? null }, answer.status)
 
 export const badDeviceResponse = (message: string) => new AppError('bad_device_response', message)
 

@@ -31,7 +31,7 @@ export const downloadRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async (app,
     const range = parseRange(request.headers.range, image.length)
     if (range === 'unsatisfiable') {
       reply.header('content-range', `bytes */${image.length}`)
-      return reply.status(416).send({ success: false, error: 'range_not_satisfiable', message: 'Requested range not satisfiable' })
+      throw new AppError('range_not_satisfiable', 'Requested range not satisfiable')
     }
     const isGet = request.method === 'GET'
     reply.header('content-type', 'application/octet-stream')

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import { ActivateAnswer, ReleaseIdParams, ReleaseList, ReleaseListQuery } from './firmware-schemas.js'
 import { activateRelease, listReleases } from '../../firmware/release-repository.js'
+import { releaseEvent } from '../../events/release-event.js'
 
 /** List and activate releases (administrators). */
 export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
@@ -33,6 +34,8 @@ export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
         release_id,
       })
       if (!activated) throw new AppError('not_found', `No release ${release_id}`)
+      for (const old of activated.deactivated) deps.events.publish(releaseEvent(old.release_id, old.display_version, false, 'deactivated'))
+      deps.events.publish(releaseEvent(release_id, activated.display_version, true, 'activated'))
       return { success: true, release_id, activated: true }
     },
   )

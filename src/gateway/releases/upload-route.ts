@@ -8,6 +8,7 @@ import { writeAudit } from '../../storage/audit-repository.js'
 import { verifyRelease } from '../../firmware/verify-release.js'
 import { UploadAnswer, UploadBodyDoc } from './firmware-schemas.js'
 import { insertRelease, releaseExists } from '../../firmware/release-repository.js'
+import { releaseEvent } from '../../events/release-event.js'
 
 interface Upload {
   image?: Buffer
@@ -109,6 +110,7 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
         release_id: releaseId,
         detail: { size: image.length, sha256: manifest.system.sha256.toLowerCase(), image_version: manifest.image_version },
       })
+      deps.events.publish(releaseEvent(releaseId, manifest.display_version, false, 'uploaded'))
       return reply.status(201).send({ success: true, release_id: releaseId, image_version: manifest.image_version })
     },
   )

@@ -16,7 +16,7 @@ export interface DeviceBus {
   readonly instanceId: string
   /**
    * Forwards `call` and resolves with the device's answer. Rejects with an `AppError`:
-   * `device_unavailable` (not linked, or the link closed), `device_busy` (64 in flight) or
+   * `device_unavailable` (not linked, or the link closed), `server_busy` (64 in flight) or
    * `device_timeout` (no answer within `timeoutMs`).
    */
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>

@@ -13,7 +13,7 @@ import { natsSubjects } from './nats-subjects.js'
 const REQUEST_MARGIN_MS = 1000
 const CONTROL_TIMEOUT_MS = 2000
 const LIVE_TIMEOUT_MS = 1000
-const PASSED_THROUGH: ReadonlySet<string> = new Set<AppErrorCode>(['device_unavailable', 'device_busy', 'device_timeout', 'bad_device_response', 'payload_too_large'])
+const PASSED_THROUGH: ReadonlySet<string> = new Set<AppErrorCode>(['device_unavailable', 'server_busy', 'device_timeout', 'bad_device_response', 'payload_too_large'])
 
 type RequestMessage = { call: DeviceCall; timeout_ms: number }
 type RequestReply = { answer: DeviceAnswer } | { error: string; message: string }

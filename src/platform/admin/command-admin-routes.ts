@@ -31,6 +31,7 @@ export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformS
       await recordOperation(tx, { actor: actorOf(request), action: 'command.create', device_id: deviceId, message }, now)
       return queued
     })
+    commands.announce([row], now)
     return { success: true, command: toCommandRecord(row) }
   }
 

@@ -13,6 +13,7 @@ import type { PlatformServices } from '../platform-services.js'
 import { SeriesAnswer, TELEMETRY_KEY_PATTERN, TelemetryQuery } from '../telemetry/telemetry-schemas.js'
 import { AddDeviceAnswer, AddDeviceBody, DeviceDetailAnswer, DeviceListAnswer, DeviceListQuery, TokenAnswer } from './console-schemas.js'
 import { actorOf, requireConsole } from './console-auth.js'
+import { platformDeviceEvent } from '../../events/platform-liveness.js'
 
 const telemetryKey = new RegExp(TELEMETRY_KEY_PATTERN)
 
@@ -64,6 +65,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
         return findDevice(tx, device_id)
       })
       if (!created) throw conflict(`Device ${device_id} exists already`)
+      services.deps.events.publish(platformDeviceEvent(device_id, false, null, 'added', now))
       return reply.status(201).send({ success: true, device: toDeviceRecord(created, services.onlineSince(now)), device_token: token })
     },
   )
@@ -79,6 +81,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
         return true
       })
       if (!deleted) throw unknownDevice(device_id)
+      services.deps.events.publish(platformDeviceEvent(device_id, false, null, 'deleted'))
       return { success: true }
     },
   )

@@ -5,6 +5,8 @@ import type { Db, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
+import type { EventBus } from '../../events/event-bus.js'
+import { commandEvent } from '../../events/command-event.js'
 
 export interface DeliveryPolicy {
   ackTimeoutMs: number
@@ -26,7 +28,13 @@ export class CommandQueue {
   constructor(
     private readonly db: Db,
     private readonly policy: DeliveryPolicy,
+    private readonly events?: EventBus,
   ) {}
+
+  /** Raises a `command` event for each row (its state just changed and was committed). */
+  announce(rows: readonly CommandRow[], now = Date.now()): void {
+    for (const row of rows) this.events?.publish(commandEvent(row, now))
+  }
 
   async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>, now: number): Promise<CommandRow> {
     return db
@@ -37,23 +45,31 @@ export class CommandQueue {
   }
 
   /** Expires never-delivered commands past their TTL and fails those out of attempts. */
-  async sweep(now: number, deviceId?: string, db: Db | Tx = this.db): Promise<void> {
+  async sweep(now: number, deviceId?: string): Promise<void> {
+    this.announce(await this.applyTimeRules(now, deviceId, this.db), now)
+  }
+
+  /** The sweep's UPDATEs; returns the rows they changed (each change happens once, whoever sweeps). */
+  private async applyTimeRules(now: number, deviceId: string | undefined, db: Db | Tx): Promise<CommandRow[]> {
     const { ttlMs, ackTimeoutMs, maxAttempts } = this.policy
-    await db
+    const expired = await db
       .updateTable('platform_commands')
       .set({ status: 'expired', error: 'not delivered within the TTL' })
       .where('status', '=', 'pending')
       .where('created_at', '<=', now - ttlMs)
       .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
+      .returningAll()
       .execute()
-    await db
+    const failed = await db
       .updateTable('platform_commands')
       .set({ status: 'failed', error: `not acknowledged after ${maxAttempts} deliveries` })
       .where('status', '=', 'delivered')
       .where('attempts', '>=', maxAttempts)
       .where('delivered_at', '<=', now - ackTimeoutMs)
       .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
+      .returningAll()
       .execute()
+    return [...expired, ...failed]
   }
 
   /** Commands a poll would hand out now: pending, or delivered and not acked in time. */
@@ -70,8 +86,9 @@ export class CommandQueue {
    */
   async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
     const due = this.due(now)
+    let swept: CommandRow[] = []
     const rows = await this.db.transaction().execute(async (tx) => {
-      await this.sweep(now, deviceId, tx)
+      swept = await this.applyTimeRules(now, deviceId, tx)
       const oldestDue = tx.selectFrom('platform_commands').select('id').where('device_id', '=', deviceId).where(due).orderBy('id').limit(limit)
       return tx
         .updateTable('platform_commands')
@@ -81,7 +98,9 @@ export class CommandQueue {
         .returningAll()
         .execute()
     })
-    return rows.sort((a, b) => a.id - b.id)
+    rows.sort((a, b) => a.id - b.id)
+    this.announce([...swept, ...rows], now)
+    return rows
   }
 
   /** How many commands a poll would return now (heartbeat answer); reads only, as the sweep would leave them. */
@@ -106,7 +125,8 @@ export class CommandQueue {
    * changes nothing and is reported as a duplicate. An id of another device → 404.
    */
   async ack(deviceId: string, acks: Ack[], now: number): Promise<{ acked: number; duplicates: number[] }> {
-    return this.db.transaction().execute(async (tx) => {
+    const changed: CommandRow[] = []
+    const answer = await this.db.transaction().execute(async (tx) => {
       const duplicates: number[] = []
       for (const ack of acks) {
         const row = await tx.selectFrom('platform_commands').select(['device_id', 'acked_at']).where('id', '=', ack.id).executeTakeFirst()
@@ -125,12 +145,16 @@ export class CommandQueue {
           })
           .where('id', '=', ack.id)
           .where('acked_at', 'is', null)
+          .returningAll()
           .executeTakeFirst()
         // A concurrent ack of the same id committed first.
-        if (Number(updated.numUpdatedRows) === 0) duplicates.push(ack.id)
+        if (!updated) duplicates.push(ack.id)
+        else changed.push(updated)
       }
       return { acked: acks.length, duplicates }
     })
+    this.announce(changed, now)
+    return answer
   }
 
   /** A device's queued commands (pending, delivered), oldest first. */

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { findDevice } from '../devices/device-store.js'
 import type { DeviceRow } from '../devices/device-record.js'
-import { matchesHash, sameSecret } from '../secret-compare.js'
+import { sameDigest, sameSecret, sha256 } from '../../protocol/same-secret.js'
 
 export const DEVICE_TOKEN_HEADER = 'x-device-token'
 export const CONSOLE_TOKEN_HEADER = 'x-console-token'
@@ -41,7 +41,7 @@ export class DeviceAccess {
   checkToken(request: FastifyRequest, device: DeviceRow): void {
     if (!this.tokenRequired) return
     const presented = header(request, DEVICE_TOKEN_HEADER)
-    if (presented !== undefined && device.token_hash !== null && matchesHash(presented, device.token_hash)) return
+    if (presented !== undefined && device.token_hash !== null && sameDigest(sha256(presented), Buffer.from(device.token_hash, 'hex'))) return
     if (hasConsoleToken(request, this.deps.consoleToken)) return
     throw new AppError('unauthorized', presented === undefined ? 'X-Device-Token required' : 'Wrong device token')
   }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../errors.js'
 import { findDevice, insertDevice, recordHeartbeat } from '../devices/device-store.js'
+import { markOnline, platformDeviceEvent } from '../../events/platform-liveness.js'
 import { toDeviceRecord } from '../devices/device-record.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
@@ -17,15 +18,18 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServ
     const { device_id, model, firmware_version, uptime_s, rssi } = request.body
     const ip = request.body.ip ?? request.ip
     const device = await findDevice(db, device_id)
+    let event: 'online' | 'added' | undefined
     if (device) {
       access.checkToken(request, device)
+      if (await markOnline(db, device_id, services.onlineSince(now), now)) event = 'online'
     } else {
       if (!deps.config.platformAutoRegister) throw unknownDevice(device_id)
       // A token exists only after device/add: an unknown device cannot present one.
       if (access.tokenRequired) throw new AppError('unauthorized', `Unknown device ${device_id}: add it first to get its device token`)
-      await insertDevice(db, { device_id, model: model ?? null, firmware_version: firmware_version ?? null, ip, token_hash: null }, now, now)
+      if (await insertDevice(db, { device_id, model: model ?? null, firmware_version: firmware_version ?? null, ip, token_hash: null }, now, now)) event = 'added'
     }
     await recordHeartbeat(db, device_id, { model, firmware_version, ip, uptime_s, rssi }, now)
+    if (event) deps.events.publish(platformDeviceEvent(device_id, true, now, event, now))
     return { success: true, server_time: now, pending_commands: await commands.countDue(device_id, now) }
   })
 

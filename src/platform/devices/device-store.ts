@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox'
+import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
@@ -69,9 +70,8 @@ export async function listDevices(db: Db, limit: number, after?: string): Promis
   let query = db.selectFrom('platform_devices').selectAll().orderBy('device_id').limit(limit + 1)
   if (after !== undefined) query = query.where('device_id', '>', after)
   const rows = await query.execute()
-  if (rows.length <= limit) return { rows }
-  const page = rows.slice(0, limit)
-  return { rows: page, next_after: page[page.length - 1]!.device_id }
+  const { rows: page, next } = pageWithCursor(rows, limit, (row) => row.device_id)
+  return next === undefined ? { rows: page } : { rows: page, next_after: next }
 }
 
 export async function countDevices(db: Db, onlineSince: number): Promise<{ total: number; online: number }> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { sha256Hex } from '../secret-compare.js'
+import { sha256 } from '../../protocol/same-secret.js'
 
 /**
  * A device token: 192 random bits, shown once at issue. Only its SHA-256 is stored; a fast
@@ -7,5 +7,5 @@ import { sha256Hex } from '../secret-compare.js'
  */
 export function issueDeviceToken(): { token: string; hash: string } {
   const token = randomBytes(24).toString('base64url')
-  return { token, hash: sha256Hex(token) }
+  return { token, hash: sha256(token).toString('hex') }
 }

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
+import { sameSecret } from '../../protocol/same-secret.js'
 import { ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
 import { parseBody } from './validate-body.js'
 
@@ -11,9 +11,6 @@ export interface Operator {
 
 const LoginBody = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }), password: Type.String({ minLength: 1, maxLength: 128 }) })
 
-const digest = (text: string) => createHash('sha256').update(text).digest()
-const sameText = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
-
 /** `POST /auth/login`: the machine's own operator accounts; the gateway binds the user to the machine on success. */
 export function registerOperatorAuthRoutes(routes: RouteTable, operators: readonly Operator[]): void {
   routes.post('/auth/login', ({ body }) => {
@@ -21,8 +18,8 @@ export function registerOperatorAuthRoutes(routes: RouteTable, operators: readon
     // Compare against every account so timing does not reveal which usernames exist.
     let match: Operator | undefined
     for (const operator of operators) {
-      const userOk = sameText(operator.username, username)
-      const passwordOk = sameText(operator.password, password)
+      const userOk = sameSecret(username, operator.username)
+      const passwordOk = sameSecret(password, operator.password)
       if (userOk && passwordOk) match = operator
     }
     if (!match) throw new RouteError(401, 'invalid_credentials', 'wrong username or password')

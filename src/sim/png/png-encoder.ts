@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib'
-import { crc32 } from './crc32.js'
+import { crc32 } from 'node:zlib'
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 
@@ -9,7 +9,7 @@ function chunk(type: string, data: Buffer): Buffer {
   out.writeUInt32BE(data.length, 0)
   typeBytes.copy(out, 4)
   data.copy(out, 8)
-  out.writeUInt32BE(crc32(typeBytes, data), 8 + data.length)
+  out.writeUInt32BE(crc32(data, crc32(typeBytes)), 8 + data.length)
   return out
 }
 

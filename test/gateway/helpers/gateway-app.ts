@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../../src/app.js'
 import { loadConfig, type Env } from '../../../src/config/config.js'
+import type { EventBus } from '../../../src/events/event-bus.js'
+import type { EventOptions } from '../../../src/events/event-options.js'
 import type { DeviceLinkOptions } from '../../../src/link/link-options.js'
 import { DEVICE_LINK_PATH } from '../../../src/protocol/frames.js'
 import { openStorage, type Dialect, type Storage } from '../../../src/storage/storage.js'
@@ -26,7 +28,7 @@ export interface GatewayApp {
 export async function startGatewayApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions } = {},
+  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus } = {},
 ): Promise<GatewayApp> {
   const config = loadConfig({ CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS), PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
   const database = options.database ?? testDatabase(dialect)
@@ -34,7 +36,7 @@ export async function startGatewayApp(
   await storage.migrate()
   let app: FastifyInstance
   try {
-    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink })
+    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink, events: options.events, eventBus: options.eventBus })
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
     await storage.close()

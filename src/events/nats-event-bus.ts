@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { NatsConnection, Subscription } from 'nats'
+import type { EventBus, EventListener } from './event-bus.js'
+import { isEventKind, type FleetEvent } from './fleet-event.js'
+import { InProcessEventBus } from './in-process-event-bus.js'
+
+/** Every instance publishes here and subscribes here. */
+export const EVENTS_SUBJECT = 'fleetgate.events'
+
+/**
+ * Several instances: an event is delivered to this instance's listeners at once and sent on
+ * NATS for the others. The connection is opened with `noEcho`, so an instance never receives
+ * its own events twice.
+ */
+export class NatsEventBus implements EventBus {
+  private readonly local = new InProcessEventBus()
+  private readonly subscription: Subscription
+  private readonly encoder = new TextEncoder()
+  private readonly decoder = new TextDecoder()
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.subscription = nc.subscribe(EVENTS_SUBJECT, {
+      callback: (err, msg) => {
+        if (err) return this.log.error({ err }, 'NATS event subscription failed')
+        const event = this.decode(msg.data)
+        if (event) this.local.publish(event)
+      },
+    })
+  }
+
+  publish(event: FleetEvent): void {
+    this.local.publish(event)
+    if (this.nc.isClosed()) return
+    try {
+      this.nc.publish(EVENTS_SUBJECT, this.encoder.encode(JSON.stringify(event)))
+    } catch (err) {
+      this.log.warn({ err, kind: event.kind }, 'could not send an event to the other instances')
+    }
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.local.subscribe(listener)
+  }
+
+  async close(): Promise<void> {
+    this.subscription.unsubscribe()
+    await this.local.close()
+    if (this.nc.isClosed()) return
+    const drained = this.nc.drain().catch(() => undefined)
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
+    await Promise.race([drained, timeout])
+    if (!this.nc.isClosed()) await this.nc.close()
+  }
+
+  private decode(data: Uint8Array): FleetEvent | undefined {
+    try {
+      const event = JSON.parse(this.decoder.decode(data)) as { kind?: unknown; data?: unknown }
+      if (isEventKind(event.kind) && typeof event.data === 'object' && event.data !== null) return event as FleetEvent
+    } catch {
+      // Not ours: ignored.
+    }
+    this.log.warn('ignored a malformed message on the events subject')
+    return undefined
+  }
+}

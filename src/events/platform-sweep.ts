@@ -1,0 +1,53 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { CommandQueue } from '../platform/commands/command-queue.js'
+import type { Db } from '../storage/storage.js'
+import type { EventBus } from './event-bus.js'
+import { platformDeviceEvent, sweepPlatformOffline } from './platform-liveness.js'
+
+export interface PlatformSweepParts {
+  db: Db
+  bus: EventBus
+  commands: CommandQueue
+  offlineMs: number
+}
+
+/**
+ * Time-driven Platform transitions, raised within one interval: devices going offline and
+ * commands expiring or failing. Every instance runs it; the database decides each transition
+ * once (conditional UPDATEs), so each event is raised once. Runs never overlap.
+ */
+export class PlatformSweep {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+
+  constructor(
+    private readonly parts: PlatformSweepParts,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async runOnce(now = Date.now()): Promise<void> {
+    const { db, bus, commands, offlineMs } = this.parts
+    for (const device of await sweepPlatformOffline(db, now - offlineMs)) {
+      bus.publish(platformDeviceEvent(device.device_id, false, device.last_online_at, 'offline', now))
+    }
+    await commands.sweep(now)
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => {
+      if (this.running) return
+      this.running = this.runOnce()
+        .catch((err: unknown) => this.log.error({ err }, 'event sweep failed'))
+        .finally(() => {
+          this.running = undefined
+        })
+    }, intervalMs)
+    this.timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    this.timer = undefined
+    await this.running
+  }
+}

@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The layering of src/ (README "Layout"), checked on every relative import, type-only ones included.
+ * A module is named by its top folder under src/ ("link/") or, at the top, its file ("errors.ts").
+ */
+interface Rule {
+  from: string
+  /** When set, the only modules `from` may import (besides npm packages and node). */
+  only?: string[]
+  /** Modules `from` must not import. */
+  not?: string[]
+  why: string
+}
+
+const RULES: Rule[] = [
+  { from: 'protocol/', only: ['protocol/'], why: 'the link protocol is shared by server and devices and imports no server folder' },
+  { from: 'sdk/', only: ['sdk/', 'protocol/'], why: 'the SDK is published on its own (fleetgate/sdk) and imports no server folder' },
+  { from: 'sim/', only: ['sim/', 'sdk/', 'protocol/'], why: 'the simulator talks to the server only over the wire' },
+  {
+    from: 'storage/',
+    not: ['auth/', 'cli/', 'firmware/', 'gateway/', 'http/', 'link/', 'platform/', 'sdk/', 'sim/', 'app.ts', 'app-deps.ts', 'server.ts', 'index.ts'],
+    why: 'storage imports no route, link or capability module',
+  },
+  { from: 'platform/', not: ['gateway/'], why: 'the two surfaces do not import each other' },
+  { from: 'gateway/', not: ['platform/'], why: 'the two surfaces do not import each other' },
+  { from: 'link/', not: ['gateway/', 'platform/'], why: 'the device link serves the gateway and does not know it' },
+  { from: 'auth/', not: ['gateway/', 'platform/'], why: 'authentication imports neither surface' },
+]
+
+interface Import {
+  file: string
+  target: string
+}
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
+const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g
+
+const moduleOf = (fileInSrc: string): string => {
+  const [first, ...rest] = fileInSrc.split('/')
+  return rest.length > 0 ? `${first}/` : first!.replace(/\.js$/, '.ts')
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(full)
+    return entry.name.endsWith('.ts') ? [full] : []
+  })
+}
+
+/** Every relative import of src/, as paths relative to src/. */
+function importsOfSrc(): Import[] {
+  return sourceFiles(SRC).flatMap((full) => {
+    const file = path.relative(SRC, full).split(path.sep).join('/')
+    return [...readFileSync(full, 'utf8').matchAll(IMPORT)].map((m) => ({
+      file,
+      target: path.relative(SRC, path.resolve(path.dirname(full), m[1]!)).split(path.sep).join('/'),
+    }))
+  })
+}
+
+/** One readable line per import that breaks a rule. */
+function violations(imports: Import[], rules: Rule[] = RULES): string[] {
+  const found: string[] = []
+  for (const { file, target } of imports) {
+    const from = moduleOf(file)
+    const to = target.startsWith('..') ? 'outside src/' : moduleOf(target)
+    for (const rule of rules) {
+      if (rule.from !== from || to === from) continue
+      const broken = (rule.only && !rule.only.includes(to)) || rule.not?.includes(to)
+      if (broken) found.push(`src/${file} imports src/${target} — ${rule.from} ${rule.only ? `may import only ${rule.only.join(', ')}` : `must not import ${to}`}: ${rule.why}`)
+    }
+  }
+  return found
+}
+
+describe('import rules', () => {
+  it('hold for every import in src/', () => {
+    const imports = importsOfSrc()
+    expect(imports.length).toBeGreaterThan(300)
+    expect(violations(imports)).toEqual([])
+  })
+
+  it('report each offending import on its own line', () => {
+    const offending: Import[] = [
+      { file: 'sdk/frames.ts', target: 'http/ids.js' },
+      { file: 'platform/ota/upgrade-check.ts', target: 'gateway/releases/release-repository.js' },
+      { file: 'sim/simulation.ts', target: 'errors.js' },
+      { file: 'storage/paging.ts', target: 'link/device-link.js' },
+      { file: 'link/link-server.ts', target: 'gateway/devices/device-repository.js' },
+      { file: 'auth/auth-routes.ts', target: 'platform/platform-plugin.js' },
+      { file: 'gateway/gateway-plugin.ts', target: 'platform/devices/device-store.js' },
+      { file: 'protocol/frames.ts', target: 'sdk/index.js' },
+    ]
+    const found = violations(offending)
+    expect(found).toHaveLength(offending.length)
+    expect(found[0]).toBe('src/sdk/frames.ts imports src/http/ids.js — sdk/ may import only sdk/, protocol/: the SDK is published on its own (fleetgate/sdk) and imports no server folder')
+    expect(violations([{ file: 'gateway/gateway-plugin.ts', target: 'link/device-link.js' }, { file: 'sim/machine/orders.ts', target: 'sim/placement/units.js' }])).toEqual([])
+  })
+
+})
