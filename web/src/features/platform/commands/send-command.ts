@@ -13,6 +13,8 @@ export function useSendCommand(deviceId: string) {
       client.setQueryData<CommandList>(platformKeys.commands(deviceId), (list) =>
         list && !list.commands.some((c) => c.id === command.id) ? { ...list, commands: [command, ...list.commands] } : list,
       )
+      // A list fetched before this command was queued may still be on its way: refetch it.
+      void client.invalidateQueries({ queryKey: platformKeys.commands(deviceId) })
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
     },
   })
