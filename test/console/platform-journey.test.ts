@@ -38,6 +38,8 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     server = await startConsoleServer({
       machines: 0,
       platform: 2,
+      // The simulated devices beat every second; a device that stops is offline 4 s later.
+      env: { PLATFORM_OFFLINE_SECONDS: '4' },
       sim: { platformIntervals: { heartbeatMs: 1000, sampleMs: 250, flushMs: 500, pollMs: 300 } },
     })
     browser = await launchChromium()
@@ -89,6 +91,9 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     // The new device's first heartbeat: the row turns Online with no reload (§11 platform-device).
     await device('/v1/device/heartbeat', { device_id: 'lab-7', firmware_version: '0.9.1' })
     await expect.poll(() => rowOf('lab-7').getByRole('cell').nth(1).textContent()).toBe('Online')
+    expect(await rowOf('lab-7').getByRole('cell').nth(3).textContent()).toBe('0.9.1')
+    // No heartbeat since: Offline after PLATFORM_OFFLINE_SECONDS, again without a reload.
+    await expect.poll(() => rowOf('lab-7').getByRole('cell').nth(1).textContent(), { timeout: 15_000 }).toBe('Offline')
     await screenshot(page, 'platform-devices-en')
     await context.close()
   })
