@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { QueryState } from '../../../components/ui/query-state'
 import { Region } from '../../../components/ui/region'
 import type { TelemetryValue } from '../platform-types'
-import { RANGE_NAMES, telemetryQuery, type RangeName } from './get-telemetry'
+import { RANGE_NAMES, TELEMETRY_POINTS, telemetryQuery, type RangeName } from './get-telemetry'
 
 // uPlot comes with the chart, fetched only when a device page shows it.
 const TelemetryChart = lazy(async () => ({ default: (await import('./telemetry-chart')).TelemetryChart }))
@@ -62,7 +62,11 @@ export function TelemetryPanel({ deviceId, keys }: { deviceId: string; keys: str
             label={t('platform.telemetry')}
             seriesLabel={key}
             points={points}
-            description={last ? t('platform.chartSummary', { key, count: points.length, latest: last[1] }) : t('platform.chartEmpty', { key })}
+            description={
+              !last
+                ? t('platform.chartEmpty', { key })
+                : t(points.length >= TELEMETRY_POINTS ? 'platform.chartCapped' : 'platform.chartSummary', { key, count: points.length, latest: last[1] })
+            }
           />
         </Suspense>
       ) : (
