@@ -1,31 +1,34 @@
 /**
- * `npm run bench -- proxy [--duration 10] [--connections 50]`: the cost of forwarding.
- * (a) a plain Fastify route returning the position envelope; (b) the same answer from
- * GET /api/v1/devices/{id}/hardware/position, forwarded over a real WebSocket to an
- * in-process device (the SDK's DeviceAgent). autocannon runs in a child process so the load
- * generator does not share the server's event loop. Target: b/a ≥ 0.6.
+ * `npm run bench -- proxy [--duration 10] [--connections 50] [--rounds 1] [--rate 5000] [--open-duration 10] [--only bare,forwarded,mqtt,nats]`
+ *
+ * The cost of forwarding, against three baselines with the same concurrency and process
+ * layout (load generator process → server or broker → device process):
+ *  (a) a bare Fastify JSON route (no device);
+ *  (b) fleetgate `GET /api/v1/devices/{id}/hardware/position`, a bound non-admin user's token,
+ *      forwarded over the device link to the SDK's DeviceAgent (auth, access check, metrics,
+ *      logging at info as `fleetgate serve` logs, SQLite file database: all on);
+ *  (c) MQTT request/response through the local Mosquitto (127.0.0.1:1883) to an `mqtt` device;
+ *  (d) NATS request-reply (127.0.0.1:4222) to a `nats` device.
+ * Contenders alternate (the order rotates each round). Then an open loop at `--rate` req/s
+ * against (a) and (b): latency counted from each request's scheduled send time.
+ * Targets: b/a ≥ 0.6, b/c ≥ 1.0, p99(b) ≤ 2 × p99(a), open-loop p99(b) ≤ 20 ms.
  */
-import { execFile } from 'node:child_process'
-import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
+import pino from 'pino'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
-import { DeviceAgent, ok, RouteTable } from '../src/sdk/index.js'
-import { openStorage } from '../src/storage/storage.js'
+import { BindingRepository } from '../src/gateway/devices/binding-repository.js'
+import { serverLogger } from '../src/http/server-logger.js'
+import { openConfiguredStorage } from '../src/server.js'
+import { POSITION, startDevice } from './bench-devices.js'
+import { runLoad, type LoadResult } from './bench-load.js'
 
-const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
-
-interface Run {
-  rps: number
-  /** CPU time of this process (server and device) per request, in µs: steadier than req/s on a shared machine. */
-  cpuUs: number
-  p50: number
-  p99: number
-  non2xx: number
-  errors: number
-}
+const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
+const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222'
 
 function option(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`)
@@ -35,73 +38,113 @@ function option(args: string[], name: string, fallback: number): number {
 }
 
 const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-function autocannon(url: string, seconds: number, connections: number, headers: Record<string, string> = {}): Promise<Run> {
-  const cli = createRequire(import.meta.url).resolve('autocannon')
-  const args = [cli, '-j', '-c', String(connections), '-d', String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url]
-  const cpu = process.cpuUsage()
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-      if (err) return reject(err)
-      const used = process.cpuUsage(cpu)
-      const r = JSON.parse(stdout)
-      resolve({
-        rps: r.requests.average,
-        cpuUs: (used.user + used.system) / Math.max(1, r.requests.total),
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        non2xx: r.non2xx,
-        errors: r.errors + r.timeouts,
-      })
-    })
-  })
+const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats'] as const
+type Contender = (typeof CONTENDERS)[number]
+const LABELS: Record<Contender, string> = {
+  bare: '(a) bare Fastify route',
+  forwarded: '(b) fleetgate forwarded',
+  mqtt: '(c) MQTT via Mosquitto',
+  nats: '(d) NATS request-reply',
 }
+
+const row = (name: string, r: LoadResult) =>
+  `${name.padEnd(28)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max
+    .toFixed(1)
+    .padStart(6)} ms   bad ${r.bad}   errors ${r.errors}`
 
 export default async function proxy(args: string[]): Promise<void> {
   const seconds = option(args, 'duration', 10)
   const connections = option(args, 'connections', 50)
+  const rounds = option(args, 'rounds', 1)
+  const rate = option(args, 'rate', 5000)
+  const openSeconds = option(args, 'open-duration', 10)
+  const onlyAt = args.indexOf('--only')
+  const chosen = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : [...CONTENDERS]
+  const contenders = CONTENDERS.filter((c) => chosen.includes(c))
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-proxy-'))
 
-  const plain = Fastify({ logger: false })
-  plain.get('/position', async () => ({ success: true, status: 200, data: POSITION }))
-  await plain.listen({ port: 0, host: '127.0.0.1' })
+  const bare = Fastify({ logger: false })
+  bare.get('/position', async () => ({ success: true, status: 200, data: POSITION }))
+  await bare.listen({ port: 0, host: '127.0.0.1' })
 
   const config = loadConfig({
-    DATABASE_URL: 'sqlite::memory:',
-    CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'admin' } }),
+    DATA_DIR: dir,
+    CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'user' } }),
     PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
   })
-  const storage = await openStorage(config.database)
-  await storage.migrate()
-  const gateway = await buildApp(config, { storage, logger: false })
+  const storage = await openConfiguredStorage(config)
+  // Logs at info, as `fleetgate serve` writes them to a pipe, here into /dev/null.
+  const logger = serverLogger('info', { tty: false, destination: pino.destination({ dest: '/dev/null', sync: false, minLength: 8 * 1024 }) })
+  const gateway = await buildApp(config, { storage, loggerInstance: logger })
   await gateway.listen({ port: 0, host: '127.0.0.1' })
   const login = await gateway.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'bench', password: 'bench-password' } })
   const token = login.json().token as string
 
-  const routes = new RouteTable().get('/hardware/position', () => ok(POSITION))
-  const agent = new DeviceAgent({ url: urlOf(gateway), deviceId: 'bench-01', key: 'bench-device-key-0001', version: 'bench', routes, maxConcurrentRequests: 64 })
-  const registered = once(agent, 'registered')
-  agent.start()
-  await registered
+  const topic = `fleetgate-bench/${process.pid}/position`
+  const subject = `fleetgate-bench.${process.pid}.position`
+  const devices = await Promise.all([
+    startDevice({ kind: 'link', url: urlOf(gateway), deviceId: 'bench-01', key: 'bench-device-key-0001' }),
+    startDevice({ kind: 'mqtt', url: MQTT_URL, topic }),
+    startDevice({ kind: 'nats', url: NATS_URL, subject }),
+  ])
+  await new BindingRepository(storage.db).bind({ id: 'bench', username: 'bench' }, 'bench-01')
+
+  const direct = `${urlOf(bare)}/position`
+  const forwarded = `${urlOf(gateway)}/api/v1/devices/bench-01/hardware/position`
+  const auth = { authorization: `Bearer ${token}` }
+  const run = (c: Contender): Promise<LoadResult> => {
+    switch (c) {
+      case 'bare':
+        return runLoad({ kind: 'http', url: direct, connections, seconds, headers: {} })
+      case 'forwarded':
+        return runLoad({ kind: 'http', url: forwarded, connections, seconds, headers: auth })
+      case 'mqtt':
+        return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds })
+      case 'nats':
+        return runLoad({ kind: 'nats', url: NATS_URL, subject, concurrency: connections, seconds })
+    }
+  }
 
   try {
-    const direct = `${urlOf(plain)}/position`
-    const forwarded = `${urlOf(gateway)}/api/v1/devices/bench-01/hardware/position`
-    const auth = { authorization: `Bearer ${token}` }
-    console.log(`warming up, then ${seconds} s × ${connections} connections each…`)
-    await autocannon(direct, 2, connections)
-    await autocannon(forwarded, 2, connections, auth)
-    const a = await autocannon(direct, seconds, connections)
-    const b = await autocannon(forwarded, seconds, connections, auth)
-    const row = (name: string, r: Run) =>
-      `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   ` +
-      `${r.cpuUs.toFixed(0).padStart(4)} µs CPU/req   non-2xx ${r.non2xx}   errors ${r.errors}`
-    console.log(row('(a) plain Fastify route', a))
-    console.log(row('(b) forwarded over the device link', b))
-    const ratio = b.rps / a.rps
-    console.log(`ratio b/a: ${ratio.toFixed(2)} req/s (target ≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'BELOW TARGET'}; CPU per request a/b: ${(a.cpuUs / b.cpuUs).toFixed(2)}`)
+    console.log(`proxy: ${rounds} round(s) × 4 contenders × ${seconds} s at ${connections} concurrent (1 s warm-up each), then open loop ${rate} req/s × ${openSeconds} s`)
+    const results: Record<Contender, LoadResult[]> = { bare: [], forwarded: [], mqtt: [], nats: [] }
+    for (let round = 0; round < rounds; round++) {
+      const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
+      for (const c of order) results[c].push(await run(c))
+      console.log(`round ${round + 1}`)
+      for (const c of contenders) console.log(`  ${row(LABELS[c], results[c][round]!)}`)
+      if (contenders.length < CONTENDERS.length) continue
+      const [a, b, m] = [results.bare[round]!, results.forwarded[round]!, results.mqtt[round]!]
+      console.log(`  ratios: forwarded/bare ${(b.rps / a.rps).toFixed(2)}   forwarded/MQTT ${(b.rps / m.rps).toFixed(2)}   p99 forwarded/bare ${(b.p99 / a.p99).toFixed(2)}`)
+    }
+    if (contenders.length < CONTENDERS.length) {
+      if (contenders.includes('forwarded')) await runLoad({ kind: 'http-open', url: forwarded, rate, seconds: openSeconds, headers: auth }).then((r) => console.log(`open loop ${row(LABELS.forwarded, r)}`))
+      return
+    }
+    if (rounds > 1) {
+      const med = (c: Contender, k: 'rps' | 'p99') => median(results[c].map((r) => r[k]))
+      console.log(
+        `median of ${rounds}: forwarded/bare ${(med('forwarded', 'rps') / med('bare', 'rps')).toFixed(2)}   forwarded/MQTT ${(med('forwarded', 'rps') / med('mqtt', 'rps')).toFixed(2)}   ` +
+          `p99 bare ${med('bare', 'p99')} forwarded ${med('forwarded', 'p99')} MQTT ${med('mqtt', 'p99')} NATS ${med('nats', 'p99')} ms`,
+      )
+    }
+    const ratio = median(results.forwarded.map((r, i) => r.rps / results.bare[i]!.rps))
+    const vsMqtt = median(results.forwarded.map((r, i) => r.rps / results.mqtt[i]!.rps))
+    const p99 = median(results.forwarded.map((r, i) => r.p99 / results.bare[i]!.p99))
+    console.log(`targets: forwarded/bare ${ratio.toFixed(2)} (≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'BELOW'}; forwarded/MQTT ${vsMqtt.toFixed(2)} (≥ 1.00) ${vsMqtt >= 1 ? 'OK' : 'BELOW'}; p99 forwarded/bare ${p99.toFixed(2)} (≤ 2) ${p99 <= 2 ? 'OK' : 'ABOVE'}`)
+
+    console.log(`open loop, ${rate} req/s for ${openSeconds} s, latency from the scheduled send time:`)
+    const openBare = await runLoad({ kind: 'http-open', url: direct, rate, seconds: openSeconds, headers: {} })
+    console.log(`  ${row(LABELS.bare, openBare)}`)
+    const openForwarded = await runLoad({ kind: 'http-open', url: forwarded, rate, seconds: openSeconds, headers: auth })
+    console.log(`  ${row(LABELS.forwarded, openForwarded)}`)
+    console.log(`  target: forwarded p99 ${openForwarded.p99} ms (≤ 20) ${openForwarded.p99 <= 20 ? 'OK' : 'ABOVE'}`)
   } finally {
-    await agent.close()
+    await Promise.all(devices.map((d) => d.stop()))
     await gateway.close()
-    await plain.close()
+    await bare.close()
+    rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { AppDeps } from './app-deps.js'
 import { authRoutes } from './auth/auth-routes.js'
 import { Authenticator } from './auth/authenticator.js'
@@ -18,6 +18,7 @@ import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
+import { AccessLogController } from './http/access-log.js'
 import { installErrorHandler } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
@@ -34,6 +35,8 @@ export interface BuildOptions {
   /** Opened and migrated storage; the app closes it when it closes. */
   storage: Storage
   logger?: FastifyServerOptions['logger']
+  /** A ready logger (see `serverLogger`); wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger
   /** Time-out of the mini-program identity service (contract: 5 s). */
   wechatTimeoutMs?: number
   /** Device-link timings (register time-out, pings); only tests change them. */
@@ -49,7 +52,8 @@ export interface BuildOptions {
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    logController: new AccessLogController(),
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -67,8 +71,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   const deps = await createDeps(config, storage, app, options)
 
   app.decorateRequest('user', null)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   installValidator(app)
   installJsonBodyParser(app)

@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
+import { serverLogger } from './http/server-logger.js'
 import { probeNats } from './link/bus/create-device-bus.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
@@ -29,7 +30,7 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
   const storage = await openConfiguredStorage(config)
-  const app = await buildApp(config, { storage, logger: { level: env.LOG_LEVEL ?? 'info' } })
+  const app = await buildApp(config, { storage, loggerInstance: serverLogger(env.LOG_LEVEL ?? 'info') })
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }

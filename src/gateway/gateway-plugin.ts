@@ -11,6 +11,7 @@ import { StatusWriter } from '../link/status-writer.js'
 import { LinkEvents } from '../events/link-events.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
+import { BindingCache } from './devices/binding-cache.js'
 import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
 import { deviceLoginRoute } from './devices/device-login-route.js'
@@ -39,6 +40,8 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const metrics = createLinkMetrics(deps.metrics.registry, () => registry.size)
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
+  const bindingCache = new BindingCache()
+  bus.watchBindings(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
   const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log, events })
@@ -50,7 +53,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     deps,
     devices,
     bindings,
-    access: new DeviceAccess(devices, bindings),
+    access: new DeviceAccess(devices, bindings, bindingCache),
     bus,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
     deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),

@@ -31,10 +31,11 @@ export function installRequestMetrics(app: FastifyInstance, { registry }: Metric
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   })
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched'
     requests.inc({ method: request.method, route, status_code: reply.statusCode })
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    done()
   })
 }

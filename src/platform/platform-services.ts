@@ -27,7 +27,7 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
     }, deps.events),
-    telemetry: new TelemetryStore(db),
+    telemetry: new TelemetryStore(db, { writers: deps.storage.concurrentWriters }),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }
 }

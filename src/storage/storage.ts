@@ -28,6 +28,11 @@ export type Tx = Transaction<Database>
 export interface Storage {
   readonly db: Db
   readonly dialect: Dialect
+  /**
+   * Write transactions that can usefully run at once: 1 on SQLite (one writer, one connection),
+   * several on PostgreSQL (its pool; row locks, not a database lock). Group commits use it.
+   */
+  readonly concurrentWriters: number
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>
   migrate(): Promise<void>
@@ -73,6 +78,10 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatab
   }
 }
 
+const POOL_SIZE = 10
+/** Group-commit writers on PostgreSQL: enough to overlap commits' round trips and fsyncs, leaving connections to reads. */
+const PG_WRITERS = 4
+
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
   // int8 (COUNT, bigint ids, ms timestamps) as JS numbers: every value we store fits in 2^53.
   const types = {
@@ -81,7 +90,7 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: POOL_SIZE,
     connectionTimeoutMillis: 5000,
     types: types as pg.CustomTypesConfig,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
@@ -113,6 +122,7 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
   const storage: Storage = {
     db,
     dialect,
+    concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
     async ping() {
       await sql`select 1`.execute(db)
     },

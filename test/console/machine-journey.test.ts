@@ -36,7 +36,8 @@ describe.skipIf(!chromiumAvailable())('console: operating one machine', () => {
     }
     await expect.poll(() => region('System').textContent()).toContain('2.3.1-sim')
     expect(await region('System').getByRole('alert').count()).toBe(0)
-    await expect.poll(async () => describeViolations(await seriousViolations(page))).toBe('')
+    await page.getByRole('img', { name: 'Camera down', exact: true }).waitFor()
+    expect(describeViolations(await seriousViolations(page))).toBe('')
     await screenshot(page, 'machine-en')
   })
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TelemetryStore, type TimedRecord } from '../../src/platform/telemetry/telemetry-store.js'
-import { DIALECTS, openTestStorage } from '../helpers/dialects.js'
+import pg from 'pg'
+import { openStorage, type Storage } from '../../src/storage/storage.js'
+import { DIALECTS, openTestStorage, testDatabase } from '../helpers/dialects.js'
 
 const records = (n: number, base: number): TimedRecord[] => Array.from({ length: n }, (_, i) => ({ ts: base + i, values: { temp: i, ok: true } }))
 
@@ -34,5 +36,76 @@ describe.each(DIALECTS)('telemetry group commit on %s', (dialect) => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
     for (const id of ['g-1', 'g-2', 'g-3']) expect(await stored(id)).toBe(10)
     expect(await store.keys('g-bad')).toEqual([])
+  })
+})
+
+describe.each(DIALECTS)('telemetry with several writers on %s', (dialect) => {
+  let storage: Awaited<ReturnType<typeof openTestStorage>>
+  let store: TelemetryStore
+  beforeAll(async () => {
+    storage = await openTestStorage(dialect)
+    store = new TelemetryStore(storage.db, { writers: 4 })
+  })
+  afterAll(() => storage.cleanup())
+
+  it('stores every point of concurrent batches with overlapping devices and keys, the newest value last', async () => {
+    const now = Date.now()
+    const keysOf = (i: number) => ['a', 'b', 'c', 'd'].filter((_, k) => (i + k) % 3 !== 0)
+    const batches = Array.from({ length: 120 }, (_, i) => ({
+      device: `w-${i % 5}`,
+      records: Array.from({ length: 10 }, (_, r) => ({ ts: now + i * 10 + r, values: Object.fromEntries(keysOf(i).map((k) => [k, i * 10 + r])) })),
+    }))
+    const counts = await Promise.all(batches.map((b) => store.insert(b.device, b.records)))
+    expect(counts).toEqual(batches.map((b) => b.records.length * Object.keys(b.records[0]!.values).length))
+    for (let d = 0; d < 5; d++) {
+      const mine = batches.map((b, i) => ({ ...b, i })).filter((b) => b.device === `w-${d}`)
+      const series = await store.series(`w-${d}`, ['a', 'b', 'c', 'd'], { limit: 10_000 })
+      for (const key of ['a', 'b', 'c', 'd']) {
+        const expected = mine.filter((b) => keysOf(b.i).includes(key)).flatMap((b) => b.records.map((r) => [r.ts, r.values[key]]))
+        expect(series[key]).toEqual(expected)
+        const latest = (await store.latest(`w-${d}`))[key]
+        if (expected.length > 0) expect(latest).toEqual({ ts: expected.at(-1)![0], value: expected.at(-1)![1] })
+      }
+    }
+  })
+
+  it('fails only the bad batch, all of it, while other writers commit theirs', async () => {
+    const now = Date.now()
+    const bad = [...records(5, now), { ts: null, values: { temp: 1 } }] as unknown as TimedRecord[]
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => store.insert(`x-${i}`, i === 7 ? bad : records(5, now))))
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 12 }, (_, i) => (i === 7 ? 'rejected' : 'fulfilled')))
+    expect(await store.keys('x-7')).toEqual([])
+    for (const i of [0, 6, 8, 11]) expect((await store.series(`x-${i}`, ['temp'], { limit: 100 })).temp).toHaveLength(5)
+  })
+})
+
+describe.skipIf(!DIALECTS.includes('postgres'))('telemetry writers on PostgreSQL', () => {
+  const database = testDatabase('postgres')
+  let storage: Storage
+  beforeAll(async () => {
+    storage = await openStorage(database.target)
+    await storage.migrate()
+  })
+  afterAll(async () => {
+    await storage.close()
+    await database.cleanup()
+  })
+
+  it('commits other devices’ batches while one batch waits for a lock', async () => {
+    const store = new TelemetryStore(storage.db, { writers: storage.concurrentWriters })
+    const now = Date.now()
+    await store.insert('locked', records(1, now))
+    const target = database.target as { url: string; schema: string }
+    const holder = new pg.Client({ connectionString: target.url, options: `-c search_path=${target.schema}` })
+    await holder.connect()
+    await holder.query('begin')
+    await holder.query(`select * from platform_telemetry_series where device_id = 'locked' for update`)
+    let blockedDone = false
+    const blocked = store.insert('locked', records(3, now + 10)).then((n) => ((blockedDone = true), n))
+    expect(await store.insert('free', records(3, now))).toBe(6)
+    expect(blockedDone).toBe(false)
+    await holder.query('commit')
+    await holder.end()
+    expect(await blocked).toBe(6)
   })
 })

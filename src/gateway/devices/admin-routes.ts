@@ -27,6 +27,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     async (request) => {
       const { username, device_id } = request.params
       const deleted = await bindings.unbind(username, device_id)
+      if (deleted) bus.bindingsRemoved({ device_id, username })
       await writeAudit(db, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } })
       if (!deleted) throw notFound(`No binding of ${username} to ${device_id}`)
       deps.events.publish(bindingEvent(username, device_id, false))
@@ -40,6 +41,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     async (request) => {
       const { device_id } = request.params
       const forgotten = await devices.forget(device_id)
+      bus.bindingsRemoved({ device_id })
       await writeAudit(db, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id })
       if (!forgotten) throw notFound(`No device ${device_id}`)
       for (const username of forgotten.unbound) deps.events.publish(bindingEvent(username, device_id, false))

@@ -1,6 +1,7 @@
 import { isAdmin } from '../../auth/authenticator.js'
 import type { AuthUser } from '../../auth/user-directory.js'
 import { notFound } from '../../errors.js'
+import type { BindingCache } from './binding-cache.js'
 import type { BindingRepository } from './binding-repository.js'
 import type { DeviceRepository, DeviceRow } from './device-repository.js'
 
@@ -14,11 +15,13 @@ export class DeviceAccess {
   constructor(
     private readonly devices: DeviceRepository,
     private readonly bindings: BindingRepository,
+    private readonly cache: BindingCache,
   ) {}
 
   async assertVisible(user: AuthUser, deviceId: string): Promise<void> {
     if (isAdmin(user)) return
-    if (!(await this.bindings.isBound(user.username, deviceId))) throw hidden(deviceId)
+    const bound = await this.cache.isBound(user.username, deviceId, () => this.bindings.isBound(user.username, deviceId))
+    if (!bound) throw hidden(deviceId)
   }
 
   /** The stored record of a device the user may see, else 404. */

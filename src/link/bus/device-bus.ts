@@ -1,6 +1,16 @@
 import type { RequestFrame, ResponseFrame } from '../../protocol/frames.js'
 import type { LinkHint, LiveState } from '../live-state.js'
 
+/** Bindings removed: one user's binding of a device, or all of a device's (`username` absent); `all` when some removals may have been missed. */
+export type BindingRemoval = { device_id: string; username?: string } | { all: true }
+
+/** What keeps binding checks in memory (the gateway's binding cache). */
+export interface BindingWatcher {
+  remove(removal: BindingRemoval): void
+  /** False while removals made elsewhere may go unheard (the bus is disconnected). */
+  setEnabled(enabled: boolean): void
+}
+
 /** A forwarded call as the bus carries it: a request frame without its type and id. */
 export type DeviceCall = Omit<RequestFrame, 'type' | 'id'>
 
@@ -28,5 +38,9 @@ export interface DeviceBus {
   release(deviceId: string): void
   /** Closes the device's link, wherever it is. */
   disconnect(deviceId: string, code: number, reason: string): Promise<void>
+  /** Tells every instance's watchers that bindings were removed; this instance's hear it before this returns. */
+  bindingsRemoved(removal: BindingRemoval): void
+  /** `watcher` hears every removal announced on any instance. */
+  watchBindings(watcher: BindingWatcher): void
   close(): Promise<void>
 }

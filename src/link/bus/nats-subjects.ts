@@ -13,6 +13,8 @@ export const natsSubjects = {
   control: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.control`,
   /** Request-reply: live state of devices linked to one instance. */
   live: (instanceId: string) => `${PREFIX}.instance.${token(instanceId)}.live`,
+  /** Publish: bindings removed on some instance (every instance drops them from its cache). */
+  bindingsRemoved: `${PREFIX}.bindings.removed`,
   /** Chunks of one message too large for the server's max_payload. */
   blob: (blobId: string) => `${PREFIX}.blob.${blobId}`,
 }

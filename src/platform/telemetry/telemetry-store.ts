@@ -44,6 +44,9 @@ interface EncodedBatch {
   points: [string, number, string][]
 }
 
+const seriesKey = (deviceId: string, key: string) => `${deviceId}\u0000${key}`
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 interface Pending {
   batch: EncodedBatch
   resolve(points: number): void
@@ -72,41 +75,46 @@ function encodeBatch(deviceId: string, records: TimedRecord[]): EncodedBatch {
  */
 export class TelemetryStore {
   private readonly queue: Pending[] = []
-  private draining = false
+  private writing = 0
+  private readonly writers: number
   private readonly insertPoints: SqlByRowCount
   private readonly upsertSeries: SqlByRowCount
 
-  constructor(private readonly db: Db) {
+  /** `writers`: group commits under way at once (see `Storage.concurrentWriters`). */
+  constructor(
+    private readonly db: Db,
+    options: { writers?: number } = {},
+  ) {
+    this.writers = Math.max(1, options.writers ?? 1)
     this.insertPoints = new SqlByRowCount((rows) => insertPointsQuery(db, rows).compile().sql)
     this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
   }
 
   /**
    * Stores every point of the records, all or nothing; resolves after the commit. Returns the
-   * point count. Batches that arrive while a commit is under way are written together in the
-   * next transaction (group commit): each commit rewrites the same hot index pages, so fewer,
-   * larger transactions do far less work. A group that fails is retried batch by batch, so one
-   * batch's failure never fails another's.
+   * point count. Batches that arrive while the writers are busy are written together in one
+   * transaction by the next free writer (group commit): each commit rewrites the same hot index
+   * pages, so fewer, larger transactions do far less work. On PostgreSQL several writers commit
+   * at once, so one commit's round trips and fsync no longer hold back every other batch. A
+   * group that fails is retried batch by batch, so one batch's failure never fails another's.
    */
   insert(deviceId: string, records: TimedRecord[]): Promise<number> {
     const batch = encodeBatch(deviceId, records)
     if (batch.points.length === 0) return Promise.resolve(0)
     return new Promise((resolve, reject) => {
       this.queue.push({ batch, resolve, reject })
-      if (!this.draining) void this.drain()
+      if (this.writing < this.writers) void this.writer()
     })
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true
+  /** One writer: commits groups from the queue until it is empty. */
+  private async writer(): Promise<void> {
+    this.writing++
     try {
       while (this.queue.length > 0) {
-        // Devices in a fixed order: two instances' groups lock series rows in the same order.
-        const group = this.queue.splice(0, MAX_GROUP).sort((a, b) => (a.batch.deviceId < b.batch.deviceId ? -1 : a.batch.deviceId > b.batch.deviceId ? 1 : 0))
+        const group = this.queue.splice(0, MAX_GROUP)
         try {
-          await this.db.transaction().execute(async (tx) => {
-            for (const { batch } of group) await this.write(tx, batch)
-          })
+          await this.db.transaction().execute((tx) => this.write(tx, group.map((p) => p.batch)))
           for (const { batch, resolve } of group) resolve(batch.points.length)
         } catch (err) {
           if (group.length === 1) group[0]!.reject(err)
@@ -114,44 +122,56 @@ export class TelemetryStore {
         }
       }
     } finally {
-      this.draining = false
+      this.writing--
     }
   }
 
   private async writeAlone({ batch, resolve, reject }: Pending): Promise<void> {
     try {
-      await this.db.transaction().execute((tx) => this.write(tx, batch))
+      await this.db.transaction().execute((tx) => this.write(tx, [batch]))
       resolve(batch.points.length)
     } catch (err) {
       reject(err)
     }
   }
 
-  private async write(tx: Tx, { deviceId, newest, points }: EncodedBatch): Promise<void> {
-    const ids = await this.seriesIds(tx, deviceId, newest)
+  private async write(tx: Tx, batches: EncodedBatch[]): Promise<void> {
+    const ids = await this.seriesIds(tx, batches)
     const params: unknown[] = []
-    for (const [key, ts, value] of points) params.push(ids.get(key), ts, value)
-    for (let start = 0; start < points.length; start += CHUNK_ROWS) {
-      const rows = Math.min(CHUNK_ROWS, points.length - start)
+    for (const { deviceId, points } of batches) {
+      for (const [key, ts, value] of points) params.push(ids.get(seriesKey(deviceId, key)), ts, value)
+    }
+    const total = params.length / POINT_COLUMNS
+    for (let start = 0; start < total; start += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, total - start)
       const slice = params.slice(start * POINT_COLUMNS, (start + rows) * POINT_COLUMNS)
       await tx.executeQuery(CompiledQuery.raw(this.insertPoints.get(rows), slice))
     }
   }
 
   /**
-   * Creates missing series, moves each series' newest point forward, and returns the ids by
-   * key. Keys go in sorted order so concurrent batches of one device lock rows in the same
-   * order (no deadlock on PostgreSQL).
+   * Creates the group's missing series, moves each series' newest point forward, and returns
+   * the ids by (device, key). One upsert for the whole group, its rows in (device, key) order:
+   * concurrent writers (and instances) lock series rows in one global order, so they never
+   * deadlock, and a series appears once per statement, as PostgreSQL requires.
    */
-  private async seriesIds(tx: Tx, deviceId: string, newest: Map<string, Newest>): Promise<Map<string, number>> {
-    const keys = [...newest.keys()].sort()
+  private async seriesIds(tx: Tx, batches: EncodedBatch[]): Promise<Map<string, number>> {
+    const newest = new Map<string, { deviceId: string; key: string } & Newest>()
+    for (const batch of batches) {
+      for (const [key, point] of batch.newest) {
+        const id = seriesKey(batch.deviceId, key)
+        const seen = newest.get(id)
+        if (seen === undefined || point.ts >= seen.ts) newest.set(id, { deviceId: batch.deviceId, key, ...point })
+      }
+    }
+    const series = [...newest.values()].sort((a, b) => compare(a.deviceId, b.deviceId) || compare(a.key, b.key))
     const ids = new Map<string, number>()
-    for (let start = 0; start < keys.length; start += CHUNK_ROWS) {
-      const chunk = keys.slice(start, start + CHUNK_ROWS)
+    for (let start = 0; start < series.length; start += CHUNK_ROWS) {
+      const chunk = series.slice(start, start + CHUNK_ROWS)
       const params: unknown[] = []
-      for (const key of chunk) params.push(deviceId, key, newest.get(key)!.ts, newest.get(key)!.value)
-      const { rows } = await tx.executeQuery<{ series_id: number; key: string }>(CompiledQuery.raw(this.upsertSeries.get(chunk.length), params))
-      for (const row of rows) ids.set(row.key, row.series_id)
+      for (const { deviceId, key, ts, value } of chunk) params.push(deviceId, key, ts, value)
+      const { rows } = await tx.executeQuery<{ series_id: number; device_id: string; key: string }>(CompiledQuery.raw(this.upsertSeries.get(chunk.length), params))
+      for (const row of rows) ids.set(seriesKey(row.device_id, row.key), row.series_id)
     }
     return ids
   }
@@ -244,4 +264,4 @@ const upsertSeriesQuery = (db: Db, rows: number) =>
         }
       }),
     )
-    .returning(['series_id', 'key'])
+    .returning(['series_id', 'device_id', 'key'])

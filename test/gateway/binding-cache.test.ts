@@ -1,0 +1,144 @@
+import { connect } from 'nats'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BindingCache } from '../../src/gateway/devices/binding-cache.js'
+import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from './helpers/gateway-app.js'
+import { machine, OPERATOR } from './helpers/machine.js'
+import { RawDevice, uniqueDeviceId } from './helpers/raw-device.js'
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
+
+const as = async (gw: GatewayApp, user: string, method: string, url: string, payload?: unknown) =>
+  gw.app.inject({ method: method as 'GET', url, headers: { authorization: await gw.auth(user) }, ...(payload !== undefined ? { payload: payload as object } : {}) })
+const position = (gw: GatewayApp, id: string, user = 'alice') => as(gw, user, 'GET', `/api/v1/devices/${id}/hardware/position`).then((r) => r.statusCode)
+const bind = async (gw: GatewayApp, id: string, user = 'alice') => expect((await as(gw, user, 'POST', `/api/v1/devices/${id}/auth/login`, OPERATOR)).statusCode).toBe(200)
+/** Deletes a binding behind the gateway's back (no announcement): only the cache still knows it. */
+const deleteQuietly = (gw: GatewayApp, id: string) => gw.storage.db.deleteFrom('user_device_bindings').where('device_id', '=', id).execute()
+
+describe.each(DIALECTS)('binding checks of forwarded requests are cached on %s', (dialect) => {
+  let gw: GatewayApp
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect)
+  })
+  afterAll(async () => gw.close())
+
+  it('answers from memory once a binding was seen', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(gw.linkUrl, { device_id: id }, machine)
+    await bind(gw, id)
+    expect(await position(gw, id)).toBe(200)
+    await deleteQuietly(gw, id)
+    expect(await position(gw, id)).toBe(200)
+    await device.close()
+  })
+
+  it('stops forwarding at once when an administrator deletes the binding', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(gw.linkUrl, { device_id: id }, machine)
+    await bind(gw, id)
+    expect(await position(gw, id)).toBe(200)
+    expect((await as(gw, 'root', 'DELETE', `/api/v1/admin/bindings/alice/${id}`)).statusCode).toBe(200)
+    expect(await position(gw, id)).toBe(404)
+    await bind(gw, id)
+    expect(await position(gw, id)).toBe(200)
+    await device.close()
+  })
+
+  it('forgets every user’s binding of a forgotten device', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(gw.linkUrl, { device_id: id }, machine)
+    await bind(gw, id, 'alice')
+    await bind(gw, id, 'bob')
+    expect([await position(gw, id, 'alice'), await position(gw, id, 'bob')]).toEqual([200, 200])
+    expect((await as(gw, 'root', 'DELETE', `/api/v1/admin/devices/${id}`)).statusCode).toBe(200)
+    expect([await position(gw, id, 'alice'), await position(gw, id, 'bob')]).toEqual([404, 404])
+    await device.close()
+  })
+
+  it('keeps another user’s cached binding when one user is unbound', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(gw.linkUrl, { device_id: id }, machine)
+    await bind(gw, id, 'alice')
+    await bind(gw, id, 'bob')
+    expect([await position(gw, id, 'alice'), await position(gw, id, 'bob')]).toEqual([200, 200])
+    expect((await as(gw, 'root', 'DELETE', `/api/v1/admin/bindings/alice/${id}`)).statusCode).toBe(200)
+    expect([await position(gw, id, 'alice'), await position(gw, id, 'bob')]).toEqual([404, 200])
+    await device.close()
+  })
+})
+
+describe('BindingCache', () => {
+  it('does not store a lookup that raced with a removal', async () => {
+    const cache = new BindingCache()
+    let finish!: (bound: boolean) => void
+    const lookup = cache.isBound('alice', 'pnp-1', () => new Promise((resolve) => (finish = resolve)))
+    cache.remove({ device_id: 'pnp-1', username: 'alice' })
+    finish(true)
+    expect(await lookup).toBe(true)
+    expect(cache.size).toBe(0)
+  })
+
+  it('serves nothing from memory while disabled, and expires entries', async () => {
+    const cache = new BindingCache(0)
+    let loads = 0
+    const load = async () => (++loads, true)
+    await cache.isBound('alice', 'pnp-1', load)
+    await cache.isBound('alice', 'pnp-1', load)
+    expect(loads).toBe(2)
+    const kept = new BindingCache()
+    await kept.isBound('alice', 'pnp-1', load)
+    kept.setEnabled(false)
+    await kept.isBound('alice', 'pnp-1', load)
+    expect(loads).toBe(4)
+    kept.setEnabled(true)
+    await kept.isBound('alice', 'pnp-1', load)
+    await kept.isBound('alice', 'pnp-1', load)
+    expect(loads).toBe(5)
+  })
+})
+
+async function natsReachable(): Promise<boolean> {
+  try {
+    await (await connect({ servers: NATS_URL, timeout: 2000 })).close()
+    return true
+  } catch {
+    if (process.env.CI) throw new Error(`NATS is required in CI but ${NATS_URL} is unreachable`)
+    return false
+  }
+}
+
+describe.skipIf(!(DIALECTS.includes('postgres') && (await natsReachable())))('binding removals reach every instance over NATS', () => {
+  let database: TestDatabase
+  let a: GatewayApp
+  let b: GatewayApp
+  beforeAll(async () => {
+    database = testDatabase('postgres')
+    a = await startGatewayApp('postgres', { NATS_URL }, { database })
+    b = await startGatewayApp('postgres', { NATS_URL }, { database })
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.cleanup()
+  })
+
+  it('a binding deleted on A stops requests made on B', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    await bind(a, id)
+    expect(await position(b, id)).toBe(200)
+    expect((await as(a, 'root', 'DELETE', `/api/v1/admin/bindings/alice/${id}`)).statusCode).toBe(200)
+    await expect.poll(() => position(b, id)).toBe(404)
+    await device.close()
+  })
+
+  it('a device forgotten on B stops requests made on A', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    await bind(a, id)
+    expect(await position(a, id)).toBe(200)
+    expect((await as(b, 'root', 'DELETE', `/api/v1/admin/devices/${id}`)).statusCode).toBe(200)
+    await expect.poll(() => position(a, id)).toBe(404)
+    await device.close()
+  })
+})
