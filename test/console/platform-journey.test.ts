@@ -155,6 +155,15 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     const queued = await admin<{ commands: { action: string; params: unknown }[] }>(`/api/admin/commands?device_id=${DEVICE}&limit=5`)
     expect(queued.commands.find((c) => c.action === 'hid_combo')?.params).toEqual({ keys: ['C', 'LCTRL'] })
 
+    // Keyboard alone: type-ahead in the Action select, Tab to the first param, type, Enter sends.
+    await action.focus()
+    await page.keyboard.type('bleep')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('30')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => form.getByRole('status').textContent()).toMatch(/^Command #3 queued\.$/)
+    await expect.poll(() => commands.getByRole('row').filter({ hasText: /^3/ }).getByRole('cell').nth(2).textContent(), { timeout: 10_000 }).toBe('done')
+
     await action.selectOption('hid_scroll')
     await form.getByRole('spinbutton', { name: 'wheel', exact: true }).fill('0')
     await form.getByRole('button', { name: 'Send', exact: true }).click()
