@@ -17,13 +17,24 @@ export type DeviceJob =
 
 const HERE = fileURLToPath(import.meta.url)
 
+export interface DeviceProcess {
+  /** CPU time (user + system) the device process used so far, in µs. */
+  cpu(): Promise<number>
+  stop(): Promise<void>
+}
+
 /** Starts a device process; resolves once it is linked/subscribed. */
-export async function startDevice(job: DeviceJob): Promise<{ stop(): Promise<void> }> {
+export async function startDevice(job: DeviceJob): Promise<DeviceProcess> {
   const child = fork(HERE, ['--device-child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(job)
   const [message] = (await once(child, 'message')) as [{ ready: true } | { error: string }]
   if ('error' in message) throw new Error(`device process: ${message.error}`)
   return {
+    async cpu() {
+      child.send('cpu')
+      const [reply] = (await once(child, 'message')) as [{ cpu: number }]
+      return reply.cpu
+    },
     async stop() {
       if (child.exitCode !== null) return
       child.kill('SIGTERM')
@@ -67,7 +78,12 @@ async function natsDevice(job: Extract<DeviceJob, { kind: 'nats' }>): Promise<vo
 }
 
 if (process.argv[2] === '--device-child') {
-  process.once('message', (job: DeviceJob) => {
+  process.on('message', (message: DeviceJob | 'cpu') => {
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage()
+      return void process.send!({ cpu: user + system })
+    }
+    const job = message
     const start = job.kind === 'link' ? linkDevice(job) : job.kind === 'mqtt' ? mqttDevice(job) : natsDevice(job)
     start.then(
       () => process.send!({ ready: true }),

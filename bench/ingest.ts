@@ -1,9 +1,14 @@
 /**
- * `npm run bench -- ingest [--duration 10] [--connections 20] [--batch 100] [--keys 2]`
+ * `npm run bench -- ingest [--pg] [--duration 10] [--connections 20] [--batch 100] [--keys 2]`
  *
  * Telemetry batches over HTTP (autocannon) against `fleetgate serve` on SQLite in a temp dir,
  * then heartbeats, then the same records inserted straight through the storage layer (no
- * HTTP) on a fresh database. Prints records/s of each and the HTTP/raw ratio.
+ * HTTP) on a fresh database. Prints records/s of each and the HTTP/raw ratio (target ≥ 0.8).
+ *
+ * `--pg`: the server on PostgreSQL (a database made for the run, BENCH_PG_URL or
+ * postgres://postgres@127.0.0.1:5432/postgres to make it), and as baseline raw multi-row
+ * INSERTs of the same points through `pg` over 8 connections into a fresh database
+ * (target ≥ 0.5).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -17,6 +22,62 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config/config.js'
 import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/telemetry-store.js'
 import { openConfiguredStorage } from '../src/server.js'
+import pg from 'pg'
+
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const RAW_PG_CONNECTIONS = 8
+
+/** A PostgreSQL database made for this run; `drop()` removes it. */
+async function pgDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
+  await admin.connect()
+  await admin.query(`drop database if exists ${name}`)
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(PG_ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+/** Raw multi-row INSERTs of the points (no series upsert, no transaction) over 8 connections; records/s. */
+async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
+  const storage = await openConfiguredStorage(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }))
+  await new TelemetryStore(storage.db).insert('bench-raw', nextBatch())
+  await storage.close()
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: RAW_PG_CONNECTIONS })
+  try {
+    const series = (await pool.query<{ series_id: number; key: string }>(`select series_id, key from platform_telemetry_series`)).rows
+    const ids = new Map(series.map((r) => [r.key, r.series_id]))
+    let inserted = 0
+    const started = performance.now()
+    const worker = async () => {
+      while (performance.now() - started < seconds * 1000) {
+        const params: unknown[] = []
+        const values: string[] = []
+        for (const { ts, values: v } of nextBatch()) {
+          for (const key in v) {
+            const n = params.push(ids.get(key), ts, JSON.stringify(v[key]))
+            values.push(`($${n - 2}, $${n - 1}, $${n})`)
+          }
+        }
+        await pool.query(`insert into platform_telemetry (series_id, ts, value) values ${values.join(', ')}`, params)
+        inserted += values.length / keys
+      }
+    }
+    await Promise.all(Array.from({ length: RAW_PG_CONNECTIONS }, worker))
+    return rate(inserted, (performance.now() - started) / 1000)
+  } finally {
+    await pool.end()
+  }
+}
 
 interface AutocannonResult {
   '2xx': number
@@ -65,11 +126,13 @@ async function freePort(): Promise<number> {
 }
 
 /** `fleetgate serve` in its own process, as deployed: the load generator gets the other core. */
-async function startServer(dataDir: string): Promise<{ base: string; stop(): Promise<void> }> {
+async function startServer(dataDir: string, databaseUrl?: string): Promise<{ base: string; stop(): Promise<void> }> {
   const port = await freePort()
   const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, LOG_LEVEL: 'warn' },
+  // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server process.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const base = `http://127.0.0.1:${port}`
@@ -109,8 +172,10 @@ export default async function ingest(args: string[]): Promise<void> {
   const connections = option(args, 'connections', 20)
   const batch = option(args, 'batch', 100)
   const keys = option(args, 'keys', 2)
+  const onPg = args.includes('--pg')
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-'))
-  const server = await startServer(path.join(dir, 'server'))
+  const databases = onPg ? await Promise.all([pgDatabase(`fleetgate_bench_${process.pid}`), pgDatabase(`fleetgate_bench_raw_${process.pid}`)]) : []
+  const server = await startServer(path.join(dir, 'server'), databases[0]?.url)
   try {
     const { base } = server
     const add = await fetch(`${base}/api/admin/device/add`, {
@@ -120,7 +185,7 @@ export default async function ingest(args: string[]): Promise<void> {
     })
     if (add.status !== 201) throw new Error(`device/add answered ${add.status}`)
     const nextBatch = recordSource(batch, keys)
-    console.log(`ingest: server process on SQLite in ${dir}; ${batch} records × ${keys} keys per batch, ${connections} connections, ${duration} s`)
+    console.log(`ingest: server process on ${onPg ? 'PostgreSQL' : `SQLite in ${dir}`}; ${batch} records × ${keys} keys per batch, ${connections} connections, ${duration} s`)
 
     const http = await autocannon({
       url: base,
@@ -150,11 +215,20 @@ export default async function ingest(args: string[]): Promise<void> {
     console.log(`HTTP   heartbeats: ${fmt(rate(beats['2xx'], beats.duration))}/s, p50 ${beats.latency.p50} ms, p99 ${beats.latency.p99} ms`)
     await server.stop()
 
-    const raw = await rawRate(path.join(dir, 'raw'), recordSource(batch, keys), keys, Math.min(duration, 5))
-    console.log(`raw    telemetry: ${fmt(raw)} records/s (storage layer in this process, one batch at a time, no HTTP)`)
-    console.log(`ratio  HTTP / raw: ${(httpRate / raw).toFixed(2)}`)
+    const raw = onPg
+      ? await rawPgRate(databases[1]!.url, path.join(dir, 'raw'), recordSource(batch, keys), keys, Math.min(duration, 5))
+      : await rawRate(path.join(dir, 'raw'), recordSource(batch, keys), keys, Math.min(duration, 5))
+    console.log(
+      onPg
+        ? `raw    telemetry: ${fmt(raw)} records/s (multi-row INSERT of the points through pg, ${RAW_PG_CONNECTIONS} connections, no HTTP)`
+        : `raw    telemetry: ${fmt(raw)} records/s (storage layer in this process, one batch at a time, no HTTP)`,
+    )
+    const target = onPg ? 0.5 : 0.8
+    const ratio = httpRate / raw
+    console.log(`ratio  HTTP / raw: ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
   } finally {
     await server.stop()
+    for (const db of databases) await db.drop().catch(() => undefined)
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -11,10 +11,14 @@
  *  (d) NATS request-reply (127.0.0.1:4222) to a `nats` device.
  * Contenders alternate (the order rotates each round). Then an open loop at `--rate` req/s
  * against (a) and (b): latency counted from each request's scheduled send time.
+ * CPU/req: µs of CPU per request of the server (bare Fastify, fleetgate) or broker (mosquitto,
+ * nats-server), plus the device process: steadier than req/s on a shared machine.
  * Targets: b/a ≥ 0.6, b/c ≥ 1.0, p99(b) ≤ 2 × p99(a), open-loop p99(b) ≤ 20 ms.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -24,7 +28,7 @@ import { loadConfig } from '../src/config/config.js'
 import { BindingRepository } from '../src/gateway/devices/binding-repository.js'
 import { serverLogger } from '../src/http/server-logger.js'
 import { openConfiguredStorage } from '../src/server.js'
-import { POSITION, startDevice } from './bench-devices.js'
+import { POSITION, startDevice, type DeviceProcess } from './bench-devices.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
@@ -35,6 +39,29 @@ function option(args: string[], name: string, fallback: number): number {
   const value = i >= 0 ? Number(args[i + 1]) : fallback
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
   return value
+}
+
+/** CPU time of a local process (the brokers), in µs; NaN when it cannot be read. */
+function processCpu(name: string): () => number {
+  let pid: string | undefined
+  try {
+    pid = execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim()
+  } catch {
+    return () => NaN
+  }
+  return () => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
+    } catch {
+      return NaN
+    }
+  }
+}
+
+const selfCpu = () => {
+  const { user, system } = process.cpuUsage()
+  return user + system
 }
 
 const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
@@ -49,10 +76,16 @@ const LABELS: Record<Contender, string> = {
   nats: '(d) NATS request-reply',
 }
 
-const row = (name: string, r: LoadResult) =>
+interface Measured extends LoadResult {
+  /** µs of CPU per request: the server (fleetgate or bare Fastify) or broker, and the device process. */
+  serverCpu: number
+  deviceCpu: number
+}
+
+const row = (name: string, r: Measured) =>
   `${name.padEnd(28)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max
     .toFixed(1)
-    .padStart(6)} ms   bad ${r.bad}   errors ${r.errors}`
+    .padStart(6)} ms   CPU/req ${r.serverCpu.toFixed(0).padStart(3)} + ${r.deviceCpu.toFixed(0).padStart(3)} µs   bad ${r.bad}   errors ${r.errors}`
 
 export default async function proxy(args: string[]): Promise<void> {
   const seconds = option(args, 'duration', 10)
@@ -94,7 +127,20 @@ export default async function proxy(args: string[]): Promise<void> {
   const direct = `${urlOf(bare)}/position`
   const forwarded = `${urlOf(gateway)}/api/v1/devices/bench-01/hardware/position`
   const auth = { authorization: `Bearer ${token}` }
-  const run = (c: Contender): Promise<LoadResult> => {
+  const [linkDevice, mqttDevice, natsDevice] = devices as [DeviceProcess, DeviceProcess, DeviceProcess]
+  const cpuOf: Record<Contender, { server: () => number; device: () => Promise<number> }> = {
+    bare: { server: selfCpu, device: async () => 0 },
+    forwarded: { server: selfCpu, device: () => linkDevice.cpu() },
+    mqtt: { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
+    nats: { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
+  }
+  const run = async (c: Contender): Promise<Measured> => {
+    const [server, device] = [cpuOf[c].server(), await cpuOf[c].device()]
+    const result = await load(c)
+    const requests = Math.max(1, result.total)
+    return { ...result, serverCpu: (cpuOf[c].server() - server) / requests, deviceCpu: ((await cpuOf[c].device()) - device) / requests }
+  }
+  const load = (c: Contender): Promise<LoadResult> => {
     switch (c) {
       case 'bare':
         return runLoad({ kind: 'http', url: direct, connections, seconds, headers: {} })
@@ -107,9 +153,21 @@ export default async function proxy(args: string[]): Promise<void> {
     }
   }
 
+  /** Open loop; also the server's own event-loop delay, to tell its stalls from the machine's. */
+  const openLoop = async (c: 'bare' | 'forwarded'): Promise<Measured> => {
+    const [server, device] = [selfCpu(), await cpuOf[c].device()]
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
+    const result = await runLoad({ kind: 'http-open', url: c === 'bare' ? direct : forwarded, rate, seconds: openSeconds, headers: c === 'bare' ? {} : auth })
+    delay.disable()
+    console.log(`    server event-loop delay during the ${c} open loop: p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
+    const requests = Math.max(1, result.total)
+    return { ...result, serverCpu: (selfCpu() - server) / requests, deviceCpu: ((await cpuOf[c].device()) - device) / requests }
+  }
+
   try {
     console.log(`proxy: ${rounds} round(s) × 4 contenders × ${seconds} s at ${connections} concurrent (1 s warm-up each), then open loop ${rate} req/s × ${openSeconds} s`)
-    const results: Record<Contender, LoadResult[]> = { bare: [], forwarded: [], mqtt: [], nats: [] }
+    const results: Record<Contender, Measured[]> = { bare: [], forwarded: [], mqtt: [], nats: [] }
     for (let round = 0; round < rounds; round++) {
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
       for (const c of order) results[c].push(await run(c))
@@ -120,7 +178,7 @@ export default async function proxy(args: string[]): Promise<void> {
       console.log(`  ratios: forwarded/bare ${(b.rps / a.rps).toFixed(2)}   forwarded/MQTT ${(b.rps / m.rps).toFixed(2)}   p99 forwarded/bare ${(b.p99 / a.p99).toFixed(2)}`)
     }
     if (contenders.length < CONTENDERS.length) {
-      if (contenders.includes('forwarded')) await runLoad({ kind: 'http-open', url: forwarded, rate, seconds: openSeconds, headers: auth }).then((r) => console.log(`open loop ${row(LABELS.forwarded, r)}`))
+      if (contenders.includes('forwarded')) console.log(`open loop ${row(LABELS.forwarded, await openLoop('forwarded'))}`)
       return
     }
     if (rounds > 1) {
@@ -136,9 +194,9 @@ export default async function proxy(args: string[]): Promise<void> {
     console.log(`targets: forwarded/bare ${ratio.toFixed(2)} (≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'BELOW'}; forwarded/MQTT ${vsMqtt.toFixed(2)} (≥ 1.00) ${vsMqtt >= 1 ? 'OK' : 'BELOW'}; p99 forwarded/bare ${p99.toFixed(2)} (≤ 2) ${p99 <= 2 ? 'OK' : 'ABOVE'}`)
 
     console.log(`open loop, ${rate} req/s for ${openSeconds} s, latency from the scheduled send time:`)
-    const openBare = await runLoad({ kind: 'http-open', url: direct, rate, seconds: openSeconds, headers: {} })
+    const openBare = await openLoop('bare')
     console.log(`  ${row(LABELS.bare, openBare)}`)
-    const openForwarded = await runLoad({ kind: 'http-open', url: forwarded, rate, seconds: openSeconds, headers: auth })
+    const openForwarded = await openLoop('forwarded')
     console.log(`  ${row(LABELS.forwarded, openForwarded)}`)
     console.log(`  target: forwarded p99 ${openForwarded.p99} ms (≤ 20) ${openForwarded.p99 <= 20 ? 'OK' : 'ABOVE'}`)
   } finally {

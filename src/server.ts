@@ -30,7 +30,7 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
   const storage = await openConfiguredStorage(config)
-  const app = await buildApp(config, { storage, loggerInstance: serverLogger(env.LOG_LEVEL ?? 'info') })
+  const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel) })
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { isPlainObject } from '../protocol/is-plain-object.js'
 import { ConfigError } from './config-error.js'
+import { readEnv } from './env-schema.js'
 
 export const ROLES = ['admin', 'user', 'wechat'] as const
 export type Role = (typeof ROLES)[number]
@@ -47,6 +48,7 @@ export interface Config {
   telemetryRetentionDays: number
   logRetentionDays: number
   production: boolean
+  logLevel: string
 }
 
 export type Env = Readonly<Record<string, string | undefined>>
@@ -56,35 +58,6 @@ const BUILT_IN_ADMIN: ConfiguredUser = { password: 'admin', role: 'admin', displ
 function text(env: Env, name: string): string | undefined {
   const value = env[name]
   return value === undefined || value === '' ? undefined : value
-}
-
-function number(env: Env, name: string, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
-  const raw = text(env, name)
-  if (raw === undefined) return fallback
-  const trimmed = raw.trim()
-  const value = /^[0-9]+(\.[0-9]+)?$/.test(trimmed) ? Number(trimmed) : NaN
-  if (!Number.isFinite(value)) throw new ConfigError(name, `expected a number, got ${JSON.stringify(raw)}`)
-  if (opts.integer && !Number.isInteger(value)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(raw)}`)
-  const min = opts.min ?? 0
-  if (value < min || (opts.max !== undefined && value > opts.max)) {
-    throw new ConfigError(name, `must be between ${min} and ${opts.max ?? 'any'}, got ${raw}`)
-  }
-  return value
-}
-
-function positive(env: Env, name: string, fallback: number, integer = true): number {
-  const value = number(env, name, fallback, { integer })
-  if (value <= 0) throw new ConfigError(name, `must be greater than 0, got ${env[name]}`)
-  return value
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = text(env, name)
-  if (raw === undefined) return fallback
-  const v = raw.trim().toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true
-  if (['0', 'false', 'no', 'off'].includes(v)) return false
-  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(raw)}`)
 }
 
 function parseUsers(env: Env): Record<string, ConfiguredUser> {
@@ -167,57 +140,56 @@ function parseRootKey(env: Env): KeyObject | undefined {
   return key
 }
 
-function optionalToken(env: Env, name: string, minLength: number): string | undefined {
-  const value = text(env, name)
-  if (value !== undefined && value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`)
-  return value
-}
-
-/** Parses and validates the environment. Pure: reads only the firmware key file, creates nothing. */
+/**
+ * Parses and validates the environment (declared once, in `env-schema.ts`). Pure: reads only
+ * the firmware key file, creates nothing.
+ */
 export function loadConfig(env: Env = process.env): Config {
-  const dataDir = text(env, 'DATA_DIR') ?? './data'
+  const e = readEnv(env)
+  const dataDir = e.DATA_DIR
   const authUsers = parseUsers(env)
-  const production = env.NODE_ENV === 'production'
+  const production = e.NODE_ENV === 'production'
   const admin = authUsers.admin
   const defaultAdminInUse = admin?.role === 'admin' && admin.password === 'admin'
   if (production && defaultAdminInUse) {
     throw new ConfigError('CLOUD_AUTH_USERS', 'NODE_ENV=production refuses the default password of user admin; set another one')
   }
-  const appid = text(env, 'WECHAT_APPID')
-  const secret = text(env, 'WECHAT_SECRET')
-  const wechatApiBase = (text(env, 'WECHAT_API_BASE') ?? 'https://api.weixin.qq.com').replace(/\/+$/, '')
+  const appid = e.WECHAT_APPID
+  const secret = e.WECHAT_SECRET
+  const wechatApiBase = e.WECHAT_API_BASE.replace(/\/+$/, '')
   try {
     new URL(wechatApiBase)
   } catch {
     throw new ConfigError('WECHAT_API_BASE', 'is not a valid URL')
   }
   const config: Config = {
-    port: number(env, 'PORT', 8080, { integer: true, max: 65535 }),
-    host: text(env, 'HOST') ?? '0.0.0.0',
+    port: e.PORT,
+    host: e.HOST,
     dataDir,
     database: parseDatabase(env, dataDir),
-    natsUrl: text(env, 'NATS_URL'),
+    natsUrl: e.NATS_URL,
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,
-    jwtExpireHours: positive(env, 'CLOUD_JWT_EXPIRE_HOURS', 72, false),
-    jwtSecret: optionalToken(env, 'CLOUD_JWT_SECRET', 16),
-    deviceRequestTimeoutMs: positive(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000),
-    deviceAliveSeconds: positive(env, 'DEVICE_ALIVE_SECONDS', 60, false),
-    deviceEnrollToken: text(env, 'DEVICE_ENROLL_TOKEN'),
-    platformConsoleToken: optionalToken(env, 'PLATFORM_CONSOLE_TOKEN', 8),
-    platformOfflineSeconds: positive(env, 'PLATFORM_OFFLINE_SECONDS', 60, false),
-    platformAutoRegister: bool(env, 'PLATFORM_AUTO_REGISTER', false),
-    platformRequireDeviceToken: bool(env, 'PLATFORM_REQUIRE_DEVICE_TOKEN', false),
-    commandAckTimeoutSeconds: positive(env, 'COMMAND_ACK_TIMEOUT_SECONDS', 60, false),
-    commandMaxAttempts: positive(env, 'COMMAND_MAX_ATTEMPTS', 5),
-    commandTtlSeconds: positive(env, 'COMMAND_TTL_SECONDS', 86_400, false),
+    jwtExpireHours: e.CLOUD_JWT_EXPIRE_HOURS,
+    jwtSecret: e.CLOUD_JWT_SECRET,
+    deviceRequestTimeoutMs: e.DEVICE_REQUEST_TIMEOUT_MS,
+    deviceAliveSeconds: e.DEVICE_ALIVE_SECONDS,
+    deviceEnrollToken: e.DEVICE_ENROLL_TOKEN,
+    platformConsoleToken: e.PLATFORM_CONSOLE_TOKEN,
+    platformOfflineSeconds: e.PLATFORM_OFFLINE_SECONDS,
+    platformAutoRegister: e.PLATFORM_AUTO_REGISTER,
+    platformRequireDeviceToken: e.PLATFORM_REQUIRE_DEVICE_TOKEN,
+    commandAckTimeoutSeconds: e.COMMAND_ACK_TIMEOUT_SECONDS,
+    commandMaxAttempts: e.COMMAND_MAX_ATTEMPTS,
+    commandTtlSeconds: e.COMMAND_TTL_SECONDS,
     wechat: appid && secret ? { appid, secret, apiBase: wechatApiBase } : undefined,
     wechatApiBase,
     firmwareRootPublicKey: parseRootKey(env),
-    firmwareMaxBytes: positive(env, 'FIRMWARE_MAX_BYTES', 16_777_216),
-    telemetryRetentionDays: positive(env, 'TELEMETRY_RETENTION_DAYS', 30, false),
-    logRetentionDays: positive(env, 'LOG_RETENTION_DAYS', 30, false),
+    firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
+    logRetentionDays: e.LOG_RETENTION_DAYS,
     production,
+    logLevel: e.LOG_LEVEL,
   }
   return Object.freeze(config)
 }

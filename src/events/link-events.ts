@@ -1,4 +1,5 @@
 import type { DeviceLink } from '../link/device-link.js'
+import type { LinkObserver } from '../link/link-observer.js'
 import type { LinkRegistry } from '../link/link-registry.js'
 import type { EventBus } from './event-bus.js'
 import { gatewayNow, type DeviceEventData } from './fleet-event.js'
@@ -14,7 +15,7 @@ interface StatusSlot {
  * instance only, so each of its transitions is raised exactly once, by its holder; alive loss
  * is found by a sweep over this instance's links.
  */
-export class LinkEvents {
+export class LinkEvents implements LinkObserver {
   /** Links last announced alive. */
   private readonly announcedAlive = new WeakSet<DeviceLink>()
   private readonly status = new Map<string, StatusSlot>()

@@ -32,7 +32,9 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
-      if (error.statusCode >= 500) request.log.error({ err: error, reqId: request.id }, error.message)
+      // Operational errors (device gone, busy, silent) are logged by code: their stack trace is
+      // always the same, and formatting it for every 503 of an overloaded device made overload worse.
+      if (error.statusCode >= 500) request.log.error({ code: error.code, status: error.statusCode, url: request.url, reqId: request.id }, error.message)
       const retryAfter = typeof error.extra.retry_after === 'number' ? error.extra.retry_after : RETRY_AFTER_SECONDS[error.code]
       if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
       return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra))

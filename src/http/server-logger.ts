@@ -18,7 +18,7 @@ export function serverLogger(level: string, options: { tty?: boolean; destinatio
     return pino({ level, transport: { target: 'pino-pretty', options: { ...PRETTY, colorize: true } } })
   }
   if (options.destination) return pino({ level }, options.destination)
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 })
+  const stdout = pino.destination({ dest: 1, sync: false })
   process.once('exit', () => {
     try {
       stdout.flushSync()

@@ -11,7 +11,7 @@ import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
-import type { LinkEvents } from '../events/link-events.js'
+import type { LinkObserver } from './link-observer.js'
 
 export interface LinkServerDeps {
   store: LinkStore
@@ -23,7 +23,7 @@ export interface LinkServerDeps {
   enrollToken: string | undefined
   log: FastifyBaseLogger
   /** Announces registrations, closes, alive changes and heartbeats to the event streams. */
-  events?: LinkEvents
+  events?: LinkObserver
 }
 
 type Phase = 'waiting' | 'registering' | 'registered' | 'closed'

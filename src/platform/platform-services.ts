@@ -1,14 +1,14 @@
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../storage/storage.js'
 import { CommandQueue } from './commands/command-queue.js'
-import { DeviceAccess } from './device-api/device-auth.js'
+import { DeviceAuth } from './device-api/device-auth.js'
 import { TelemetryStore } from './telemetry/telemetry-store.js'
 
 /** What the platform's routes share, built once per app. */
 export interface PlatformServices {
   deps: AppDeps
   db: Db
-  access: DeviceAccess
+  access: DeviceAuth
   commands: CommandQueue
   telemetry: TelemetryStore
   /** Heartbeats at or after this time mean online. */
@@ -21,7 +21,7 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
   return {
     deps,
     db,
-    access: new DeviceAccess(deps),
+    access: new DeviceAuth(deps),
     commands: new CommandQueue(db, {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,

@@ -135,6 +135,15 @@ describe.each(DIALECTS)('each event kind reaches a real stream on %s', (dialect)
     expect(ofDevice(bob, 'device-status', x)).toEqual([])
   })
 
+  it("a user's new stream starts with the devices bound to them already", async () => {
+    const id = uniqueDeviceId()
+    const device = await link(id)
+    await deviceLogin('bob', id)
+    const bob = await t.stream('bob')
+    device.heartbeat({ known: 'at open' })
+    expect((await bob.next('device-status', (d) => d.device_id === id)).data.status).toEqual({ known: 'at open' })
+  })
+
   it('binding: forgetting a device removes its bindings', async () => {
     const alice = await t.stream('alice')
     const id = uniqueDeviceId()

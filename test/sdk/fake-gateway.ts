@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 
 type AnyFrame = Record<string, unknown> & { type: string }
@@ -11,7 +11,11 @@ export class FakeLink {
   private readonly queue: AnyFrame[] = []
   private waiters: { type: string; resolve: (frame: AnyFrame) => void }[] = []
 
-  constructor(readonly ws: WebSocket) {
+  constructor(
+    readonly ws: WebSocket,
+    /** The connection's socket (cork it to send several frames in one write). */
+    readonly wire?: Socket,
+  ) {
     ws.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as AnyFrame
       this.received.push(frame)
@@ -65,8 +69,8 @@ export class FakeGateway {
     private readonly wss: WebSocketServer,
     readonly url: string,
   ) {
-    wss.on('connection', (ws) => {
-      const link = new FakeLink(ws)
+    wss.on('connection', (ws, request) => {
+      const link = new FakeLink(ws, request.socket)
       this.links.push(link)
       const waiter = this.pending.shift()
       if (waiter) waiter(link)

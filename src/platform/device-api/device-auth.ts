@@ -23,7 +23,7 @@ export function hasConsoleToken(request: FastifyRequest, consoleToken: string): 
  * Who may act as a device: anyone when tokens are not required; else the holder of the
  * device's token (or the console, which may act for any device).
  */
-export class DeviceAccess {
+export class DeviceAuth {
   constructor(private readonly deps: AppDeps) {}
 
   get tokenRequired(): boolean {

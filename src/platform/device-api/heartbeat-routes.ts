@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../errors.js'
 import { findDevice, insertDevice, recordHeartbeat } from '../devices/device-store.js'
 import { markOnline, platformDeviceEvent } from '../../events/platform-liveness.js'
-import { toDeviceRecord } from '../devices/device-record.js'
+import { isOnline, toDeviceRecord } from '../devices/device-record.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
 import { unknownDevice } from './device-auth.js'
@@ -21,7 +21,9 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServ
     let event: 'online' | 'added' | undefined
     if (device) {
       access.checkToken(request, device)
-      if (await markOnline(db, device_id, services.onlineSince(now), now)) event = 'online'
+      // Online already (the usual heartbeat): no transition to decide, no extra write.
+      const wasOffline = !isOnline(device, services.onlineSince(now))
+      if (wasOffline && (await markOnline(db, device_id, services.onlineSince(now), now))) event = 'online'
     } else {
       if (!deps.config.platformAutoRegister) throw unknownDevice(device_id)
       // A token exists only after device/add: an unknown device cannot present one.
