@@ -35,6 +35,8 @@ describe.skipIf(!chromiumAvailable())('console: signing in and seeing the machin
     const page = await context.newPage()
     await page.goto('/login')
     // Focus starts in Username (autofocus); everything else is Tab and Enter.
+    await page.getByRole('textbox', { name: 'Username', exact: true }).waitFor()
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("name")')).toBe('username')
     await page.keyboard.type('root')
     await page.keyboard.press('Tab')
     await page.keyboard.type('root-password')
