@@ -30,7 +30,12 @@ export const platformKeys = {
   all: ['platform'] as const,
   summary: () => [...platformKeys.all, 'summary'] as const,
   devices: () => [...platformKeys.all, 'devices'] as const,
+  devicePage: (after: string | null) => [...platformKeys.devices(), { after }] as const,
   device: (id: string) => [...platformKeys.all, 'device', id] as const,
+  detail: (id: string) => [...platformKeys.device(id), 'detail'] as const,
+  telemetry: (id: string, key: string, range: string) => [...platformKeys.device(id), 'telemetry', { key, range }] as const,
+  deviceLogs: (id: string, level: string) => [...platformKeys.device(id), 'logs', { level }] as const,
   commands: (id: string) => [...platformKeys.device(id), 'commands'] as const,
   meta: () => [...platformKeys.all, 'meta'] as const,
+  operationLog: () => [...platformKeys.all, 'operation-log'] as const,
 }

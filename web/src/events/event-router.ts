@@ -71,6 +71,7 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
     case 'platform-device':
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
       void client.invalidateQueries({ queryKey: platformKeys.devices() })
+      void client.invalidateQueries({ queryKey: platformKeys.detail(String(data.device_id)) })
       return
     case 'command': {
       const c = data as unknown as CommandEvent
