@@ -10,6 +10,7 @@ import { LoginThrottle } from './auth/login-throttle.js'
 import { TokenService } from './auth/token-service.js'
 import { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
+import { consoleRoutes } from './console/console-routes.js'
 import { createEventBus } from './events/create-event-bus.js'
 import type { EventBus } from './events/event-bus.js'
 import { EVENT_DEFAULTS, type EventOptions } from './events/event-options.js'
@@ -44,6 +45,8 @@ export interface BuildOptions {
   wechatTimeoutMs?: number
   /** Device-link timings (register time-out, pings); only tests change them. */
   deviceLink?: DeviceLinkOptions
+  /** Built console folder (default: dist/console of the package). */
+  consoleDir?: string
   /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
   events?: EventOptions
   /** The event bus to use instead of the configured one (tests publish on it directly). */
@@ -103,6 +106,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
   await app.register(eventsPlugin, { deps })
+  await app.register(consoleRoutes, { dir: options.consoleDir })
   return app
 }
 

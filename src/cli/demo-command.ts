@@ -32,8 +32,9 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
   })
   await sim.registered()
   console.log(`
-fleetgate demo is running at ${url}
-  API reference   ${url}/docs
+fleetgate demo is running
+  web console     ${url}/          (open it in a browser; sign in as admin / admin)
+  API             ${url}/api/v1    reference at ${url}/docs
   admin login     admin / admin      (gateway administrator: sees every machine)
   user login      operator / operator (sees machines after a device login with operator / operator)
   console token   ${env.PLATFORM_CONSOLE_TOKEN}   (X-Console-Token for /api/admin)

@@ -4,7 +4,6 @@ import SqliteDatabase from 'better-sqlite3'
 import {
   Kysely,
   Migrator,
-  PostgresDialect,
   SqliteDialect,
   sql,
   type MigrationProvider,
@@ -13,6 +12,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config/config.js'
+import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js'
 import type { Database } from './database.js'
 import { migrationsFor } from './migrations/index.js'
 import type { MigrationContext } from './migrations/migration-context.js'
@@ -106,7 +106,7 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   })
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) })
 }
 
 export async function openStorage(target: DatabaseTarget): Promise<Storage> {

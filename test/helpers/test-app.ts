@@ -23,7 +23,7 @@ export const TEST_USERS = {
 export async function startTestApp(
   dialect: Dialect,
   env: Env = {},
-  options: { wechatTimeoutMs?: number; database?: TestDatabase } = {},
+  options: { wechatTimeoutMs?: number; database?: TestDatabase; consoleDir?: string } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS),
@@ -33,7 +33,7 @@ export async function startTestApp(
   const database = options.database ?? testDatabase(dialect)
   const storage = await openStorage(database.target)
   await storage.migrate()
-  const app = await buildApp({ ...config, database: database.target }, { storage, wechatTimeoutMs: options.wechatTimeoutMs })
+  const app = await buildApp({ ...config, database: database.target }, { storage, wechatTimeoutMs: options.wechatTimeoutMs, consoleDir: options.consoleDir })
   await app.ready()
   return {
     app,

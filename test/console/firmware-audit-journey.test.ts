@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { signImage } from '../../src/firmware/sign-image.js'
+import { describeViolations, seriousViolations } from './harness/axe.js'
+import { chromiumAvailable, launchChromium, newContext, screenshot, signIn } from './harness/browser.js'
+import { startConsoleServer, type ConsoleServer } from './harness/console-server.js'
+
+const keys = generateFirmwareKeys()
+const product = { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'abc1234', timestamp: '2026-11-01T12:00:00Z' }
+const release = (build: number) =>
+  signImage({
+    payload: Buffer.from(`controller build ${build} `.repeat(100)),
+    version: { major: 1, minor: 4, revision: 2, build_num: build },
+    product,
+    signingKey: keys.signing.privateKey,
+    signerCert: keys.signerCert,
+  })
+
+describe.skipIf(!chromiumAvailable())('console: firmware releases and the audit log', () => {
+  let server: ConsoleServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let dir: string
+  const files = (name: string, image: Buffer, manifest: unknown) => {
+    const imagePath = path.join(dir, `${name}.bin`)
+    const manifestPath = path.join(dir, `${name}.json`)
+    writeFileSync(imagePath, image)
+    writeFileSync(manifestPath, JSON.stringify(manifest))
+    return { imagePath, manifestPath }
+  }
+  const upload = async (f: { imagePath: string; manifestPath: string }) => {
+    await page.getByLabel('Firmware image', { exact: true }).setInputFiles(f.imagePath)
+    await page.getByLabel('Manifest', { exact: true }).setInputFiles(f.manifestPath)
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'console-fw-'))
+    server = await startConsoleServer({ machines: 1, env: { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey) } })
+    browser = await launchChromium()
+    context = await newContext(browser, server.url)
+    page = await context.newPage()
+    await signIn(page, 'root', 'root-password')
+    await page.getByRole('link', { name: 'Firmware', exact: true }).click()
+    await page.getByRole('table', { name: 'Releases', exact: true }).waitFor()
+  })
+  afterAll(async () => {
+    await context?.close()
+    await browser?.close()
+    await server?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lists every reason of a rejected upload in an alert', async () => {
+    const good = release(11)
+    const bad = { ...good.manifest, system: { ...good.manifest.system, sha256: '0'.repeat(64), crc32: 'deadbeef' } }
+    await upload(files('bad', good.image, bad))
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    const items = await alert.getByRole('listitem').allTextContents()
+    expect(items.length).toBeGreaterThanOrEqual(2)
+    expect(items.join('\n')).toMatch(/sha256/i)
+    expect(items.join('\n')).toMatch(/crc/i)
+    expect(describeViolations(await seriousViolations(page))).toBe('')
+    await screenshot(page, 'firmware-rejected')
+  })
+
+  it('uploads two releases, activates one, and counts its downloads', async () => {
+    for (const build of [21, 22]) {
+      const r = release(build)
+      await upload(files(`r${build}`, r.image, r.manifest))
+      await page.getByRole('status').filter({ hasText: r.manifest.release }).waitFor()
+    }
+    const table = page.getByRole('table', { name: 'Releases', exact: true })
+    await expect.poll(() => table.getByRole('button', { name: 'Activate', exact: true }).count()).toBe(2)
+    const row = table.getByRole('row').filter({ hasText: '1.4.2-21' })
+    await row.getByRole('button', { name: 'Activate', exact: true }).click()
+    await expect.poll(() => row.getByRole('cell').nth(2).textContent()).toBe('Yes')
+    expect(await row.getByRole('button', { name: 'Activate', exact: true }).count()).toBe(0)
+    expect((await fetch(`${server.url}/api/v1/firmware/slave/system.bin`)).status).toBe(200)
+    await page.reload()
+    await expect.poll(() => table.getByRole('row').filter({ hasText: '1.4.2-21' }).getByRole('cell').nth(3).textContent()).toBe('1')
+    expect(describeViolations(await seriousViolations(page))).toBe('')
+    await screenshot(page, 'firmware-en')
+  })
+
+  it('shows the uploads and the activation in the audit log, with Load more', async () => {
+    await page.getByRole('link', { name: 'Audit', exact: true }).click()
+    const table = page.getByRole('table', { name: 'Audit log', exact: true })
+    await table.waitFor()
+    const text = await table.textContent()
+    expect(text).toContain('1.4.2-21')
+    expect(text).toMatch(/activate/i)
+    expect(await table.getByRole('columnheader').allTextContents()).toEqual(expect.arrayContaining(['Time', 'Actor', 'Action', 'Target']))
+    await page.getByRole('button', { name: 'Load more', exact: true }).waitFor()
+    expect(describeViolations(await seriousViolations(page))).toBe('')
+    await screenshot(page, 'audit-en')
+  })
+})

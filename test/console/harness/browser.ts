@@ -1,0 +1,56 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const SCREENSHOTS = path.resolve('test-results/screenshots')
+
+/**
+ * Whether the browser journeys can run. Without Chromium they are skipped on a developer
+ * machine, but in CI (CI=true) a missing browser is a failure, never a silent skip.
+ */
+export function chromiumAvailable(): boolean {
+  const present = existsSync(CHROMIUM)
+  if (!present && process.env.CI) throw new Error(`Chromium is required in CI but ${CHROMIUM} is missing (.ci/run installs the chromium package)`)
+  return present
+}
+
+/** Debian's Chromium, headless, with a fresh profile (playwright gives launch() a temporary user-data-dir). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  })
+}
+
+export async function newContext(browser: Browser, baseURL: string, locale = 'en-US'): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, locale, viewport: { width: 1280, height: 860 } })
+  context.setDefaultTimeout(15_000)
+  return context
+}
+
+/** Saves a full-page screenshot as test-results/screenshots/<name>.png, for people to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** Signs in through the login page by role and accessible name. */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto('/login')
+  await page.getByRole('textbox', { name: 'Username', exact: true }).fill(username)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor()
+}

@@ -1,0 +1,41 @@
+/**
+ * Query keys, one factory per feature: queries, mutations and the event router (events/)
+ * all build keys here, so an event lands exactly where the data is cached.
+ */
+export const machineKeys = {
+  all: ['machines'] as const,
+  lists: () => [...machineKeys.all, 'list'] as const,
+  list: (after: string | null) => [...machineKeys.lists(), { after }] as const,
+  detail: (id: string) => [...machineKeys.all, 'detail', id] as const,
+  overview: (id: string) => [...machineKeys.detail(id), 'overview'] as const,
+  position: (id: string) => [...machineKeys.detail(id), 'position'] as const,
+  task: (id: string) => [...machineKeys.detail(id), 'task'] as const,
+  orders: (id: string) => [...machineKeys.detail(id), 'orders'] as const,
+  serialLog: (id: string) => [...machineKeys.detail(id), 'serial-log'] as const,
+  camera: (id: string, cam: 'up' | 'down') => [...machineKeys.detail(id), 'camera', cam] as const,
+}
+
+export const firmwareKeys = {
+  all: ['firmware'] as const,
+  releases: () => [...firmwareKeys.all, 'releases'] as const,
+  downloads: () => [...firmwareKeys.all, 'downloads'] as const,
+}
+
+export const auditKeys = {
+  all: ['audit'] as const,
+  list: () => [...auditKeys.all, 'list'] as const,
+}
+
+export const platformKeys = {
+  all: ['platform'] as const,
+  summary: () => [...platformKeys.all, 'summary'] as const,
+  devices: () => [...platformKeys.all, 'devices'] as const,
+  devicePage: (after: string | null) => [...platformKeys.devices(), { after }] as const,
+  device: (id: string) => [...platformKeys.all, 'device', id] as const,
+  detail: (id: string) => [...platformKeys.device(id), 'detail'] as const,
+  telemetry: (id: string, key: string, range: string) => [...platformKeys.device(id), 'telemetry', { key, range }] as const,
+  deviceLogs: (id: string, level: string) => [...platformKeys.device(id), 'logs', { level }] as const,
+  commands: (id: string) => [...platformKeys.device(id), 'commands'] as const,
+  meta: () => [...platformKeys.all, 'meta'] as const,
+  operationLog: () => [...platformKeys.all, 'operation-log'] as const,
+}

@@ -1,0 +1,56 @@
+import { QueryClient } from '@tanstack/react-query'
+import { describe, expect, it } from 'vitest'
+import { machineKeys, platformKeys } from '../api/query-keys'
+import type { DeviceList, DeviceRecord } from '../api/types'
+import { routeEvent } from './event-router'
+
+const device = (id: string, alive: boolean): DeviceRecord => ({
+  device_id: id,
+  hostname: id,
+  ip: '10.0.0.1',
+  version: '1',
+  connect_time: 1,
+  last_heartbeat: 1,
+  last_status: {},
+  alive,
+  registered: alive,
+  connected: alive,
+})
+const event = (name: string, data: unknown) => ({ event: name, data: JSON.stringify(data) })
+const fresh = () => new QueryClient({ defaultOptions: { queries: { retry: false } } })
+
+describe('event router', () => {
+  it('updates the machine row in every cached page when a device event arrives', () => {
+    const client = fresh()
+    client.setQueryData<DeviceList>(machineKeys.list(null), { success: true, devices: [device('pnp-01', true), device('pnp-02', true)] })
+    client.setQueryData<DeviceList>(machineKeys.list('pnp-02'), { success: true, devices: [device('pnp-03', true)] })
+    routeEvent(client, event('device', { device_id: 'pnp-02', alive: false, registered: false, version: '2', ip: 'x', last_heartbeat: 5, at: 9 }))
+    const page = client.getQueryData<DeviceList>(machineKeys.list(null))!
+    expect(page.devices.map((d) => d.alive)).toEqual([true, false])
+    expect(page.devices[1]!.version).toBe('2')
+    expect(client.getQueryState(machineKeys.list(null))!.isInvalidated).toBe(false)
+    expect(client.getQueryData<DeviceList>(machineKeys.list('pnp-02'))!.devices[0]!.alive).toBe(true)
+  })
+
+  it('invalidates the lists for a machine not listed yet (its first registration)', () => {
+    const client = fresh()
+    client.setQueryData<DeviceList>(machineKeys.list(null), { success: true, devices: [device('pnp-01', true)] })
+    routeEvent(client, event('device', { device_id: 'pnp-09', alive: true, registered: true, version: '1', ip: 'x', last_heartbeat: 5, at: 9 }))
+    expect(client.getQueryState(machineKeys.list(null))!.isInvalidated).toBe(true)
+  })
+
+  it('moves a command row to its new status in place', () => {
+    const client = fresh()
+    client.setQueryData(platformKeys.commands('iot-1'), { commands: [{ id: 7, action: 'bleep', status: 'pending', attempts: 0 }] })
+    routeEvent(client, event('command', { device_id: 'iot-1', id: 7, action: 'bleep', status: 'delivered', attempts: 1, at: 1 }))
+    expect(client.getQueryData<{ commands: { status: string; attempts: number }[] }>(platformKeys.commands('iot-1'))!.commands[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+    })
+  })
+
+  it('ignores an event whose data is not JSON', () => {
+    const client = fresh()
+    expect(() => routeEvent(client, { event: 'device', data: 'nope' })).not.toThrow()
+  })
+})

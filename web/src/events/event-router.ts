@@ -1,0 +1,95 @@
+import type { InfiniteData, QueryClient } from '@tanstack/react-query'
+import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
+import type { DeviceList, Overview } from '../api/types'
+import type { ServerEvent } from './sse-parser'
+
+interface DeviceEvent {
+  device_id: string
+  alive: boolean
+  registered: boolean
+  version: string
+  ip: string
+  last_heartbeat: number | null
+}
+
+interface CommandEvent {
+  device_id: string
+  id: string | number
+  status: string
+  attempts: number
+}
+
+interface CommandRow {
+  id: string | number
+  status: string
+  attempts: number
+}
+
+/**
+ * Puts one §11 event into the query cache: rows already cached are updated in place
+ * (setQueryData), anything else is invalidated so it refetches when shown.
+ */
+export function routeEvent(client: QueryClient, event: ServerEvent): void {
+  let data: Record<string, unknown>
+  try {
+    data = JSON.parse(event.data) as Record<string, unknown>
+  } catch {
+    return
+  }
+  switch (event.event) {
+    case 'device': {
+      const d = data as unknown as DeviceEvent
+      let found = false
+      client.setQueriesData<DeviceList>({ queryKey: machineKeys.lists() }, (list) => {
+        if (!list) return list
+        const index = list.devices.findIndex((row) => row.device_id === d.device_id)
+        if (index < 0) return list
+        found = true
+        const devices = list.devices.slice()
+        devices[index] = { ...devices[index]!, alive: d.alive, registered: d.registered, version: d.version, ip: d.ip, last_heartbeat: d.last_heartbeat }
+        return { ...list, devices }
+      })
+      // A machine never listed yet (first registration) appears on the next fetch.
+      if (!found) void client.invalidateQueries({ queryKey: machineKeys.lists() })
+      client.setQueryData<Overview>(machineKeys.overview(d.device_id), (o) =>
+        o ? { ...o, device: { ...o.device, alive: d.alive, registered: d.registered, version: d.version, last_heartbeat: d.last_heartbeat } } : o,
+      )
+      if (d.alive) void client.invalidateQueries({ queryKey: machineKeys.overview(d.device_id) })
+      return
+    }
+    case 'device-status': {
+      const id = String(data.device_id)
+      client.setQueryData<Overview>(machineKeys.overview(id), (o) => (o ? { ...o, status: data.status as Record<string, unknown> } : o))
+      return
+    }
+    case 'binding':
+      void client.invalidateQueries({ queryKey: machineKeys.lists() })
+      return
+    case 'release':
+      void client.invalidateQueries({ queryKey: firmwareKeys.all })
+      return
+    case 'platform-device':
+      void client.invalidateQueries({ queryKey: platformKeys.summary() })
+      void client.invalidateQueries({ queryKey: platformKeys.devices() })
+      void client.invalidateQueries({ queryKey: platformKeys.detail(String(data.device_id)) })
+      return
+    case 'command': {
+      const c = data as unknown as CommandEvent
+      let found = false
+      const update = (rows: CommandRow[]) =>
+        rows.map((row) => {
+          if (String(row.id) !== String(c.id)) return row
+          found = true
+          return { ...row, status: c.status, attempts: c.attempts }
+        })
+      client.setQueriesData<{ commands: CommandRow[] } | InfiniteData<{ commands: CommandRow[] }>>({ queryKey: platformKeys.commands(c.device_id) }, (old) => {
+        if (!old) return old
+        if ('pages' in old) return { ...old, pages: old.pages.map((p) => ({ ...p, commands: update(p.commands) })) }
+        return { ...old, commands: update(old.commands) }
+      })
+      if (!found) void client.invalidateQueries({ queryKey: platformKeys.commands(c.device_id) })
+      void client.invalidateQueries({ queryKey: platformKeys.summary() })
+      return
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query'
+import { useTranslation } from 'react-i18next'
+import { apiFetch } from '../../../api/api-client'
+import { auditKeys } from '../../../api/query-keys'
+import { DataTable, type Column } from '../../../components/ui/data-table'
+import { formatSeconds } from '../../../components/ui/format'
+import { QueryState } from '../../../components/ui/query-state'
+
+export interface AuditRecord {
+  id: number
+  at: number
+  actor: string
+  action: string
+  release_id: string | null
+  device_id: string | null
+  outcome: string
+  detail: Record<string, unknown>
+}
+
+export const AUDIT_PAGE_SIZE = 50
+
+export const auditQuery = () =>
+  infiniteQueryOptions({
+    queryKey: auditKeys.list(),
+    initialPageParam: null as number | null,
+    queryFn: ({ pageParam, signal }) =>
+      apiFetch<{ records: AuditRecord[]; next_before?: number }>(
+        `/api/v1/admin/audit?limit=${AUDIT_PAGE_SIZE}${pageParam ? `&before=${pageParam}` : ''}`,
+        { signal },
+      ),
+    getNextPageParam: (last) => last.next_before ?? null,
+  })
+
+/** /audit: newest first, older pages by the API's cursor. */
+export function AuditPage() {
+  const { t, i18n } = useTranslation()
+  const audit = useInfiniteQuery(auditQuery())
+  const rows = audit.data?.pages.flatMap((p) => p.records) ?? []
+  const columns: Column<AuditRecord>[] = [
+    { key: 'time', header: t('audit.time'), cell: (r) => formatSeconds(r.at, i18n.language, '') },
+    { key: 'actor', header: t('audit.actor'), cell: (r) => r.actor },
+    { key: 'action', header: t('audit.action'), cell: (r) => r.action },
+    { key: 'target', header: t('audit.target'), cell: (r) => r.release_id ?? r.device_id ?? '—' },
+    { key: 'outcome', header: t('audit.outcome'), cell: (r) => r.outcome },
+  ]
+  return (
+    <>
+      <h1>{t('audit.title')}</h1>
+      {audit.data ? (
+        <DataTable
+          caption={t('audit.title')}
+          columns={columns}
+          rows={rows}
+          rowKey={(r) => String(r.id)}
+          empty={t('app.none')}
+          footer={
+            <div className="paging">
+              <button type="button" disabled={!audit.hasNextPage || audit.isFetchingNextPage} onClick={() => void audit.fetchNextPage()}>
+                {t('audit.loadMore')}
+              </button>
+            </div>
+          }
+        />
+      ) : (
+        <QueryState isPending={audit.isPending} error={audit.error} />
+      )}
+    </>
+  )
+}

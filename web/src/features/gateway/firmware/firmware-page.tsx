@@ -1,0 +1,67 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query'
+import { useTranslation } from 'react-i18next'
+import { apiFetch } from '../../../api/api-client'
+import { firmwareKeys } from '../../../api/query-keys'
+import { Alert } from '../../../components/ui/alert'
+import { DataTable, type Column } from '../../../components/ui/data-table'
+import { formatSeconds } from '../../../components/ui/format'
+import { QueryState } from '../../../components/ui/query-state'
+import { RELEASES_PATH, releasesQuery, type Release } from './get-releases'
+import { UploadForm } from './upload-form'
+
+/** /firmware: upload, the releases with their download counts, and Activate. */
+export function FirmwarePage() {
+  const { t, i18n } = useTranslation()
+  const client = useQueryClient()
+  const releases = useInfiniteQuery(releasesQuery())
+  const activate = useMutation({
+    mutationFn: (id: string) => apiFetch(`${RELEASES_PATH}/${encodeURIComponent(id)}/activate`, { method: 'POST' }),
+    onSettled: () => client.invalidateQueries({ queryKey: firmwareKeys.all }),
+  })
+  const rows = releases.data?.pages.flatMap((p) => p.releases) ?? []
+  const columns: Column<Release>[] = [
+    { key: 'version', header: t('firmware.version'), cell: (r) => `${r.display_version} (${r.release_id})` },
+    { key: 'uploaded', header: t('firmware.uploadedAt'), cell: (r) => `${formatSeconds(r.created_at, i18n.language, '')} · ${r.created_by}` },
+    { key: 'active', header: t('firmware.active'), cell: (r) => (r.state === 'active' ? t('firmware.yes') : t('firmware.no')) },
+    { key: 'downloads', header: t('firmware.downloads'), cell: (r) => r.download_count, numeric: true },
+    {
+      key: 'actions',
+      header: t('firmware.actions'),
+      cell: (r) =>
+        r.state === 'active' ? null : (
+          <button type="button" disabled={activate.isPending} onClick={() => activate.mutate(r.release_id)}>
+            {t('firmware.activate')}
+          </button>
+        ),
+    },
+  ]
+  return (
+    <>
+      <h1>{t('firmware.title')}</h1>
+      <UploadForm />
+      {activate.error ? <Alert>{activate.error.message}</Alert> : null}
+      <div style={{ marginTop: '1rem' }}>
+        {releases.data ? (
+          <DataTable
+            caption={t('firmware.releases')}
+            columns={columns}
+            rows={rows}
+            rowKey={(r) => r.release_id}
+            empty={t('app.none')}
+            footer={
+              releases.hasNextPage ? (
+                <div className="paging">
+                  <button type="button" disabled={releases.isFetchingNextPage} onClick={() => void releases.fetchNextPage()}>
+                    {t('audit.loadMore')}
+                  </button>
+                </div>
+              ) : null
+            }
+          />
+        ) : (
+          <QueryState isPending={releases.isPending} error={releases.error} />
+        )}
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,20 @@
+import { useTranslation } from 'react-i18next'
+import { Link } from 'react-router'
+import type { DeviceRecord } from '../../../api/types'
+import { DataTable, type Column } from '../../../components/ui/data-table'
+import { formatSeconds } from '../../../components/ui/format'
+
+export function MachinesTable({ rows, footer }: { rows: readonly DeviceRecord[]; footer?: React.ReactNode }) {
+  const { t, i18n } = useTranslation()
+  const columns: Column<DeviceRecord>[] = [
+    { key: 'machine', header: t('machines.machine'), cell: (d) => <Link to={`/machines/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
+    {
+      key: 'status',
+      header: t('machines.status'),
+      cell: (d) => <span className={d.alive ? 'badge ok' : 'badge off'}>{d.alive ? t('machines.online') : t('machines.offline')}</span>,
+    },
+    { key: 'version', header: t('machines.version'), cell: (d) => d.version },
+    { key: 'heartbeat', header: t('machines.lastHeartbeat'), cell: (d) => formatSeconds(d.last_heartbeat, i18n.language, t('app.never')) },
+  ]
+  return <DataTable caption={t('machines.title')} columns={columns} rows={rows} rowKey={(d) => d.device_id} empty={t('machines.empty')} footer={footer} />
+}
