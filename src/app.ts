@@ -62,6 +62,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     forceCloseConnections: 'idle',
+    // Rate limits count by client address: behind trusted balancers, the one they forward.
+    trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     routerOptions: { maxParamLength: 512 },
     // Errors Fastify raises before routing (bad percent-encoding, bad content type) get our body too.
     frameworkErrors: (error, request, reply) => {

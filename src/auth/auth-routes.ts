@@ -12,7 +12,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
 
   app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
-    const key = throttleKey(request.socket.remoteAddress ?? '', username)
+    const key = throttleKey(request.ip, username)
     await loginThrottle.claim(key, 'Too many failed logins; try again later')
     const user = users.authenticate(username, password)
     if (!user) {

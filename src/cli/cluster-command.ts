@@ -40,7 +40,7 @@ export async function runClusterCommand(args: string[]): Promise<number> {
     natsUrl: natsUrl ?? 'nats://127.0.0.1:4222',
     port,
     host,
-    env: { LOG_LEVEL: 'info', ...(passed as Record<string, string>) },
+    env: { LOG_LEVEL: 'info', TRUST_PROXY: '127.0.0.1', ...(passed as Record<string, string>) },
     log: (instance, line) => console.log(`[${instance}] ${line}`),
   })
   let stopping: Promise<void> | undefined

@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { isPlainObject } from '../protocol/is-plain-object.js'
 import { ConfigError } from './config-error.js'
@@ -28,6 +29,8 @@ export interface Config {
   natsUrl: string | undefined
   /** `INSTANCE_ID`: this process's name among several instances; unset → generated at start. */
   instanceId: string | undefined
+  /** `TRUST_PROXY`: load balancers whose X-Forwarded-For names the client (rate limits, logs); unset → peer address. */
+  trustProxy: readonly string[] | undefined
   authUsers: Readonly<Record<string, ConfiguredUser>>
   /** True while the built-in admin (admin/admin) is in use. */
   defaultAdminInUse: boolean
@@ -142,6 +145,24 @@ function parseRootKey(env: Env): KeyObject | undefined {
   return key
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/** `TRUST_PROXY`: addresses, CIDR ranges or proxy-addr's names (loopback, linklocal, uniquelocal). */
+function parseTrustProxy(raw: string | undefined): readonly string[] | undefined {
+  if (raw === undefined) return undefined
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const entry of entries) {
+    if (PROXY_NAMES.includes(entry)) continue
+    const [address = '', prefix, extra] = entry.split('/')
+    const family = isIP(address)
+    const maxPrefix = family === 6 ? 128 : 32
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix)
+    if (!family || !prefixOk || extra !== undefined) throw new ConfigError('TRUST_PROXY', `${JSON.stringify(entry)} is not an address, a CIDR range or one of ${PROXY_NAMES.join(', ')}`)
+  }
+  if (entries.length === 0) throw new ConfigError('TRUST_PROXY', 'lists no address')
+  return Object.freeze(entries)
+}
+
 /**
  * Parses and validates the environment (declared once, in `env-schema.ts`). Pure: reads only
  * the firmware key file, creates nothing.
@@ -171,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: parseDatabase(env, dataDir),
     natsUrl: e.NATS_URL,
     instanceId: e.INSTANCE_ID,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,
     jwtExpireHours: e.CLOUD_JWT_EXPIRE_HOURS,

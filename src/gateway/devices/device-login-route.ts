@@ -32,7 +32,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       const user = request.user!
       const deviceId = request.params.device_id
       const { username, password } = request.body
-      const key = throttleKey(request.socket.remoteAddress ?? '', username)
+      const key = throttleKey(request.ip, username)
       await throttle.claim(key, 'Too many failed device logins; try again later')
       const call = { method: 'POST' as const, path: '/auth/login', query: {}, body: { username, password }, user: requestUser(user) }
       // Only the device's verdict on the credentials counts: any other outcome gives the attempt back.
