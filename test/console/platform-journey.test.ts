@@ -194,7 +194,9 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
 
     await page.getByRole('button', { name: 'Clear logs', exact: true }).click()
     await page.getByRole('dialog', { name: 'Clear logs', exact: true }).getByRole('button', { name: 'Confirm', exact: true }).click()
-    await page.getByRole('table', { name: 'Logs', exact: true }).getByRole('cell', { name: 'No log entries.', exact: true }).waitFor()
+    // The simulated device keeps logging (a line every ~1.25 s), so the table may not stay empty:
+    // what counts is that the 50 rows shown before are gone.
+    await expect.poll(() => page.getByRole('table', { name: 'Logs', exact: true }).getByRole('row').count()).toBeLessThan(5)
 
     // Every write is in the operation log.
     await page.goto('/platform/logs')

@@ -1,9 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatMillis } from '../../../components/ui/format'
+import { useCursorPages } from '../../../components/ui/cursor-pages'
 import { QueryState } from '../../../components/ui/query-state'
 import type { PlatformDevice } from '../platform-types'
 import { AddDeviceButton } from './add-device-dialog'
@@ -13,10 +13,8 @@ import { OnlineBadge } from './online-badge'
 /** /platform/devices: one page of the API's cursor at a time, so 5,000 devices stay 100 rows of DOM. */
 export function DevicesPage() {
   const { t, i18n } = useTranslation()
-  const [cursors, setCursors] = useState<(string | null)[]>([null])
-  const after = cursors[cursors.length - 1]!
+  const { after, pager } = useCursorPages()
   const query = useQuery({ ...devicesQuery(after), placeholderData: keepPreviousData })
-  const next = query.data?.next_after
   const columns: Column<PlatformDevice>[] = [
     { key: 'device', header: t('platform.device'), cell: (d) => <Link to={`/platform/devices/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
     { key: 'online', header: t('platform.online'), cell: (d) => <OnlineBadge online={d.online} /> },
@@ -24,18 +22,7 @@ export function DevicesPage() {
     { key: 'firmware', header: t('platform.firmware'), cell: (d) => d.firmware_version ?? '' },
     { key: 'seen', header: t('platform.lastSeen'), cell: (d) => formatMillis(d.last_online_at, i18n.language, t('app.never')) },
   ]
-  const paging =
-    cursors.length > 1 || next ? (
-      <div className="paging">
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          {t('app.previousPage')}
-        </button>
-        <span>{t('app.page', { page: cursors.length })}</span>
-        <button type="button" disabled={!next} onClick={() => next && setCursors((c) => [...c, next])}>
-          {t('app.nextPage')}
-        </button>
-      </div>
-    ) : null
+  const paging = pager(query.data?.next_after)
   return (
     <>
       <p className="crumbs">
