@@ -10,11 +10,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DeviceAgent, ok, RouteTable } from '../src/sdk/index.js'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
+import { freePort } from '../src/cluster/local-cluster.js'
 
 const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
@@ -72,15 +72,6 @@ async function measured(pids: number[], run: () => Promise<Run>): Promise<Run> {
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 async function startInstance(name: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort()

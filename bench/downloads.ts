@@ -11,13 +11,13 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { get } from 'node:http'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { generateFirmwareKeys, publicKeyPem } from '../src/firmware/firmware-keys.js'
 import { signImage } from '../src/firmware/sign-image.js'
+import { freePort } from '../src/cluster/local-cluster.js'
 
 const MiB = 1024 * 1024
 const IMAGE = '/api/v1/firmware/slave/system.bin'
@@ -29,15 +29,6 @@ function option(args: string[], name: string, fallback: number): number {
   return value
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024
 

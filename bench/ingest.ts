@@ -13,7 +13,6 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -23,6 +22,7 @@ import { loadConfig } from '../src/config/config.js'
 import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/telemetry-store.js'
 import { openConfiguredStorage } from '../src/server.js'
 import pg from 'pg'
+import { freePort } from '../src/cluster/local-cluster.js'
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const RAW_PG_CONNECTIONS = 8
@@ -114,16 +114,6 @@ function recordSource(count: number, keys: number): () => TimedRecord[] {
 const rate = (n: number, seconds: number) => Math.round(n / seconds)
 const fmt = (n: number) => n.toLocaleString('en-US')
 
-/** A port free right now (the server process is told to use it). */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 /** `fleetgate serve` in its own process, as deployed: the load generator gets the other core. */
 async function startServer(dataDir: string, databaseUrl?: string): Promise<{ base: string; stop(): Promise<void> }> {
