@@ -3,22 +3,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
-import { signImage } from '../../src/firmware/sign-image.js'
 import { describeViolations, seriousViolations } from './harness/axe.js'
 import { chromiumAvailable, launchChromium, newContext, screenshot, signIn } from './harness/browser.js'
 import { startConsoleServer, type ConsoleServer } from './harness/console-server.js'
+import { signedReleases } from '../helpers/signed-releases.js'
 
-const keys = generateFirmwareKeys()
-const product = { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'abc1234', timestamp: '2026-11-01T12:00:00Z' }
-const release = (build: number) =>
-  signImage({
-    payload: Buffer.from(`controller build ${build} `.repeat(100)),
-    version: { major: 1, minor: 4, revision: 2, build_num: build },
-    product,
-    signingKey: keys.signing.privateKey,
-    signerCert: keys.signerCert,
-  })
+const { rootPubkey, release } = signedReleases({ version: { major: 1, minor: 4, revision: 2 }, payload: (build) => Buffer.from(`controller build ${build} `.repeat(100)) })
 
 describe.skipIf(!chromiumAvailable())('console: firmware releases and the audit log', () => {
   let server: ConsoleServer
@@ -41,7 +31,7 @@ describe.skipIf(!chromiumAvailable())('console: firmware releases and the audit 
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'console-fw-'))
-    server = await startConsoleServer({ machines: 1, env: { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey) } })
+    server = await startConsoleServer({ machines: 1, env: { FIRMWARE_ROOT_PUBKEY: rootPubkey } })
     browser = await launchChromium()
     context = await newContext(browser, server.url)
     page = await context.newPage()

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
-import { signImage } from '../../src/firmware/sign-image.js'
 import { machine, OPERATOR } from '../gateway/helpers/machine.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { CONSOLE, startEventsApp, type EventsApp } from './events-kit.js'
 import type { SseClient } from './sse-client.js'
+import { signedReleases } from '../helpers/signed-releases.js'
 
-const keys = generateFirmwareKeys()
-const product = { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'abc1234', timestamp: '2026-11-01T12:00:00Z' }
-const release = (build: number) =>
-  signImage({
-    payload: Buffer.from(`firmware build ${build} `.repeat(100)),
-    version: { major: 1, minor: 4, revision: 2, build_num: build },
-    product,
-    signingKey: keys.signing.privateKey,
-    signerCert: keys.signerCert,
-    release: `ev-1.4.2-${build}`,
-  })
+const { rootPubkey, release } = signedReleases({
+  version: { major: 1, minor: 4, revision: 2 },
+  payload: (build) => Buffer.from(`firmware build ${build} `.repeat(100)),
+  releaseId: (build) => `ev-1.4.2-${build}`,
+})
 
 const ENV = {
   DEVICE_ALIVE_SECONDS: '0.5',
@@ -25,7 +18,7 @@ const ENV = {
   COMMAND_ACK_TIMEOUT_SECONDS: '0.3',
   COMMAND_MAX_ATTEMPTS: '2',
   COMMAND_TTL_SECONDS: '1.5',
-  FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey),
+  FIRMWARE_ROOT_PUBKEY: rootPubkey,
 }
 
 describe.each(DIALECTS)('each event kind reaches a real stream on %s', (dialect) => {

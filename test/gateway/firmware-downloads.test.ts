@@ -4,22 +4,11 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { CompiledQuery } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
-import { signImage } from '../../src/firmware/sign-image.js'
 import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
 import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
+import { signedReleases } from '../helpers/signed-releases.js'
 
-const keys = generateFirmwareKeys()
-const product = { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'abc1234', timestamp: '2026-11-01T12:00:00Z' }
-const release = (build: number) =>
-  signImage({
-    payload: Buffer.from(`firmware build ${build} `.repeat(5000)),
-    version: { major: 1, minor: 0, revision: 0, build_num: build },
-    product,
-    signingKey: keys.signing.privateKey,
-    signerCert: keys.signerCert,
-    release: `r-dl-${build}`,
-  })
+const { rootPubkey, release } = signedReleases({ version: { major: 1, minor: 0, revision: 0 }, payload: (build) => Buffer.from(`firmware build ${build} `.repeat(5000)) })
 const IMAGE = '/api/v1/firmware/slave/system.bin'
 
 describe.each(DIALECTS)('firmware downloads from one cached image on %s', (dialect) => {
@@ -52,7 +41,7 @@ describe.each(DIALECTS)('firmware downloads from one cached image on %s', (diale
 
   beforeAll(async () => {
     database = testDatabase(dialect, path.join(mkdtempSync(path.join(tmpdir(), 'fg-dl-')), 'fg.db'))
-    const env = { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey) }
+    const env = { FIRMWARE_ROOT_PUBKEY: rootPubkey }
     a = await startTestApp(dialect, env, { database })
     b = await startTestApp(dialect, env, { database })
     await a.app.listen({ port: 0, host: '127.0.0.1' })
