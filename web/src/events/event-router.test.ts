@@ -1,5 +1,5 @@
-import { QueryClient } from '@tanstack/react-query'
-import { describe, expect, it } from 'vitest'
+import { QueryClient, QueryObserver } from '@tanstack/react-query'
+import { describe, expect, it, vi } from 'vitest'
 import { machineKeys, platformKeys } from '../api/query-keys'
 import type { DeviceList, DeviceRecord } from '../api/types'
 import { routeEvent } from './event-router'
@@ -47,6 +47,33 @@ describe('event router', () => {
       status: 'delivered',
       attempts: 1,
     })
+  })
+
+  it('does not let a fetch that started before a command event put the old status back', async () => {
+    const client = fresh()
+    const key = platformKeys.commands('iot-1')
+    const server = { status: 'pending', attempts: 0 }
+    let calls = 0
+    let answerLate!: () => void
+    const queryFn = () => {
+      const snapshot = { commands: [{ id: 7, action: 'bleep', ...server }] }
+      calls += 1
+      // The second read happens while the command is pending and answers late.
+      if (calls === 2) return new Promise<typeof snapshot>((resolve) => (answerLate = () => resolve(snapshot)))
+      return Promise.resolve(snapshot)
+    }
+    const observer = new QueryObserver(client, { queryKey: key, queryFn })
+    const unsubscribe = observer.subscribe(() => {})
+    await vi.waitFor(() => expect(client.getQueryData(key)).toBeDefined())
+    void client.refetchQueries({ queryKey: key })
+    await vi.waitFor(() => expect(calls).toBe(2))
+    // Meanwhile the device acks it: the server moves on and says so.
+    Object.assign(server, { status: 'done', attempts: 1 })
+    routeEvent(client, event('command', { device_id: 'iot-1', id: 7, action: 'bleep', status: 'done', attempts: 1, at: 1 }))
+    answerLate()
+    await vi.waitFor(() => expect(client.isFetching({ queryKey: key })).toBe(0))
+    expect(client.getQueryData<{ commands: { status: string }[] }>(key)!.commands[0]!.status).toBe('done')
+    unsubscribe()
   })
 
   it('ignores an event whose data is not JSON', () => {

@@ -1,4 +1,4 @@
-import type { InfiniteData, QueryClient } from '@tanstack/react-query'
+import type { InfiniteData, QueryClient, QueryKey } from '@tanstack/react-query'
 import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
 import type { DeviceList, Overview } from '../api/types'
 import type { ServerEvent } from './sse-parser'
@@ -23,6 +23,15 @@ interface CommandRow {
   id: string | number
   status: string
   attempts: number
+}
+
+/**
+ * A fetch already under way may have read the server before this event happened; left alone it
+ * would land after the in-place update and put the old row back. Refetch instead (invalidating
+ * cancels the fetch in flight).
+ */
+function refetchIfFetching(client: QueryClient, queryKey: QueryKey): void {
+  if (client.isFetching({ queryKey }) > 0) void client.invalidateQueries({ queryKey })
 }
 
 /**
@@ -51,6 +60,7 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
       })
       // A machine never listed yet (first registration) appears on the next fetch.
       if (!found) void client.invalidateQueries({ queryKey: machineKeys.lists() })
+      else refetchIfFetching(client, machineKeys.lists())
       client.setQueryData<Overview>(machineKeys.overview(d.device_id), (o) =>
         o ? { ...o, device: { ...o.device, alive: d.alive, registered: d.registered, version: d.version, last_heartbeat: d.last_heartbeat } } : o,
       )
@@ -88,6 +98,7 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
         return { ...old, commands: update(old.commands) }
       })
       if (!found) void client.invalidateQueries({ queryKey: platformKeys.commands(c.device_id) })
+      else refetchIfFetching(client, platformKeys.commands(c.device_id))
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
       return
     }
