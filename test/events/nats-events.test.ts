@@ -1,25 +1,15 @@
-import { connect } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { machine, OPERATOR } from '../gateway/helpers/machine.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
 import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
 import { CONSOLE, startEventsApp, type EventsApp } from './events-kit.js'
 import type { SseClient } from './sse-client.js'
+import { natsSuitesRunnable, TEST_NATS_URL } from '../helpers/nats.js'
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
+const NATS_URL = TEST_NATS_URL
 
-async function natsReachable(): Promise<boolean> {
-  try {
-    await (await connect({ servers: NATS_URL, timeout: 2000 })).close()
-    return true
-  } catch {
-    if (process.env.CI) throw new Error(`NATS is required in CI but ${NATS_URL} is unreachable`)
-    console.warn(`\n!!! NATS at ${NATS_URL} is unreachable: skipping the two-instance event tests !!!\n`)
-    return false
-  }
-}
 
-const runnable = DIALECTS.includes('postgres') && (await natsReachable())
+const runnable = await natsSuitesRunnable({ needsPostgres: true })
 
 describe.skipIf(!runnable)('events across two instances sharing PostgreSQL and NATS', () => {
   let database: TestDatabase

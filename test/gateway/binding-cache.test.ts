@@ -1,12 +1,12 @@
-import { connect } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BindingCache } from '../../src/gateway/devices/binding-cache.js'
 import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from './helpers/gateway-app.js'
 import { machine, OPERATOR } from './helpers/machine.js'
 import { RawDevice, uniqueDeviceId } from './helpers/raw-device.js'
+import { natsSuitesRunnable, TEST_NATS_URL } from '../helpers/nats.js'
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
+const NATS_URL = TEST_NATS_URL
 
 const as = async (gw: GatewayApp, user: string, method: string, url: string, payload?: unknown) =>
   gw.app.inject({ method: method as 'GET', url, headers: { authorization: await gw.auth(user) }, ...(payload !== undefined ? { payload: payload as object } : {}) })
@@ -97,17 +97,8 @@ describe('BindingCache', () => {
   })
 })
 
-async function natsReachable(): Promise<boolean> {
-  try {
-    await (await connect({ servers: NATS_URL, timeout: 2000 })).close()
-    return true
-  } catch {
-    if (process.env.CI) throw new Error(`NATS is required in CI but ${NATS_URL} is unreachable`)
-    return false
-  }
-}
 
-describe.skipIf(!(DIALECTS.includes('postgres') && (await natsReachable())))('binding removals reach every instance over NATS', () => {
+describe.skipIf(!(await natsSuitesRunnable({ needsPostgres: true })))('binding removals reach every instance over NATS', () => {
   let database: TestDatabase
   let a: GatewayApp
   let b: GatewayApp
