@@ -13,8 +13,8 @@ import { once } from 'node:events'
 export type LoadJob =
   | { kind: 'http'; url: string; connections: number; seconds: number; headers: Record<string, string> }
   | { kind: 'http-open'; url: string; rate: number; seconds: number; headers: Record<string, string> }
-  | { kind: 'mqtt'; url: string; topic: string; concurrency: number; seconds: number }
-  | { kind: 'nats'; url: string; subject: string; concurrency: number; seconds: number }
+  | { kind: 'mqtt'; url: string; topic: string; concurrency: number; seconds: number; shared: boolean }
+  | { kind: 'nats'; url: string; subject: string; concurrency: number; seconds: number; shared: boolean }
 
 export interface LoadResult {
   rps: number
@@ -60,26 +60,22 @@ class Latencies {
 
 const round = (ms: number) => Math.round(ms * 100) / 100
 
+/**
+ * autocannon drives the load; latencies come from its per-response event, in fractions of a
+ * millisecond (its own percentiles are whole milliseconds, too coarse for sub-millisecond routes).
+ */
 async function httpClosed(job: Extract<LoadJob, { kind: 'http' }>): Promise<LoadResult> {
-  const autocannon = createRequire(import.meta.url)('autocannon') as (o: Record<string, unknown>) => Promise<{
-    requests: { total: number; average: number }
-    latency: { p50: number; p99: number; max: number }
-    non2xx: number
-    errors: number
-    timeouts: number
-    duration: number
-  }>
+  type Result = { requests: { total: number }; non2xx: number; errors: number; timeouts: number; duration: number }
+  type Instance = Promise<Result> & { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void }
+  const autocannon = createRequire(import.meta.url)('autocannon') as (o: Record<string, unknown>) => Instance
   await autocannon({ url: job.url, connections: job.connections, duration: 1, headers: job.headers })
-  const r = await autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: job.headers })
-  return {
-    rps: Math.round(r.requests.total / r.duration),
-    total: r.requests.total,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    max: r.latency.max,
-    bad: r.non2xx,
-    errors: r.errors + r.timeouts,
-  }
+  const latencies = new Latencies()
+  const run = autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: job.headers })
+  run.on('response', (_client, status, _bytes, ms) => {
+    if (status >= 200 && status < 300) latencies.add(ms)
+  })
+  const r = await run
+  return { ...latencies.summary(r.duration, r.non2xx, r.errors + r.timeouts), rps: Math.round(r.requests.total / r.duration), total: r.requests.total }
 }
 
 /**
@@ -176,16 +172,16 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
 }
 
 /** Closed loop over any request/response transport: `concurrency` requests always in flight. */
-async function closedLoop(seconds: number, concurrency: number, request: () => Promise<boolean>): Promise<LoadResult> {
+async function closedLoop(seconds: number, concurrency: number, request: (worker: number) => Promise<boolean>): Promise<LoadResult> {
   const latencies = new Latencies()
   let bad = 0
   let errors = 0
   const end = performance.now() + seconds * 1000
-  const worker = async () => {
+  const worker = async (_: unknown, index: number) => {
     while (performance.now() < end) {
       const started = performance.now()
       try {
-        if (!(await request())) bad++
+        if (!(await request(index))) bad++
         latencies.add(performance.now() - started)
       } catch {
         errors++
@@ -197,10 +193,14 @@ async function closedLoop(seconds: number, concurrency: number, request: () => P
   return latencies.summary((performance.now() - started) / 1000, bad, errors)
 }
 
-async function mqttClosed(job: Extract<LoadJob, { kind: 'mqtt' }>): Promise<LoadResult> {
+/**
+ * One request/response client: `shared` = all requesters multiplex one connection (one reply
+ * topic); otherwise each requester has its own connection, as each HTTP requester has.
+ */
+async function mqttClient(url: string, topic: string) {
   const { connectAsync } = await import('mqtt')
-  const client = await connectAsync(job.url, { clean: true, reconnectPeriod: 0 })
-  const replyTopic = `${job.topic}/reply/${process.pid}`
+  const client = await connectAsync(url, { clean: true, reconnectPeriod: 0 })
+  const replyTopic = `${topic}/reply/${process.pid}/${client.options.clientId}`
   await client.subscribeAsync(replyTopic, { qos: 0 })
   const waiting = new Map<number, (ok: boolean) => void>()
   client.on('message', (_topic, payload) => {
@@ -214,25 +214,31 @@ async function mqttClosed(job: Extract<LoadJob, { kind: 'mqtt' }>): Promise<Load
     new Promise<boolean>((resolve) => {
       const id = ++nextId
       waiting.set(id, resolve)
-      client.publish(job.topic, JSON.stringify({ id, reply: replyTopic, method: 'GET', path: '/hardware/position' }), { qos: 0 })
+      client.publish(topic, JSON.stringify({ id, reply: replyTopic, method: 'GET', path: '/hardware/position' }), { qos: 0 })
     })
+  return { request, end: () => client.endAsync() }
+}
+
+async function mqttClosed(job: Extract<LoadJob, { kind: 'mqtt' }>): Promise<LoadResult> {
+  const clients = await Promise.all(Array.from({ length: job.shared ? 1 : job.concurrency }, () => mqttClient(job.url, job.topic)))
+  const request = (worker: number) => clients[worker % clients.length]!.request()
   await closedLoop(1, job.concurrency, request)
   const result = await closedLoop(job.seconds, job.concurrency, request)
-  await client.endAsync()
+  await Promise.all(clients.map((c) => c.end()))
   return result
 }
 
 async function natsClosed(job: Extract<LoadJob, { kind: 'nats' }>): Promise<LoadResult> {
   const { connect } = await import('nats')
-  const nc = await connect({ servers: job.url })
+  const connections = await Promise.all(Array.from({ length: job.shared ? 1 : job.concurrency }, () => connect({ servers: job.url })))
   const payload = JSON.stringify({ method: 'GET', path: '/hardware/position' })
-  const request = async () => {
-    const msg = await nc.request(job.subject, payload, { timeout: 10_000 })
+  const request = async (worker: number) => {
+    const msg = await connections[worker % connections.length]!.request(job.subject, payload, { timeout: 10_000 })
     return (JSON.parse(msg.string()) as { status: number }).status === 200
   }
   await closedLoop(1, job.concurrency, request)
   const result = await closedLoop(job.seconds, job.concurrency, request)
-  await nc.close()
+  await Promise.all(connections.map((nc) => nc.close()))
   return result
 }
 

@@ -67,13 +67,15 @@ const selfCpu = () => {
 const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats'] as const
+const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats', 'mqtt-shared', 'nats-shared'] as const
 type Contender = (typeof CONTENDERS)[number]
 const LABELS: Record<Contender, string> = {
   bare: '(a) bare Fastify route',
   forwarded: '(b) fleetgate forwarded',
   mqtt: '(c) MQTT via Mosquitto',
   nats: '(d) NATS request-reply',
+  'mqtt-shared': "(c') MQTT, 1 shared conn.",
+  'nats-shared': "(d') NATS, 1 shared conn.",
 }
 
 interface Measured extends LoadResult {
@@ -133,6 +135,8 @@ export default async function proxy(args: string[]): Promise<void> {
     forwarded: { server: selfCpu, device: () => linkDevice.cpu() },
     mqtt: { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
     nats: { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
+    'mqtt-shared': { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
+    'nats-shared': { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
   }
   const run = async (c: Contender): Promise<Measured> => {
     const [server, device] = [cpuOf[c].server(), await cpuOf[c].device()]
@@ -147,9 +151,11 @@ export default async function proxy(args: string[]): Promise<void> {
       case 'forwarded':
         return runLoad({ kind: 'http', url: forwarded, connections, seconds, headers: auth })
       case 'mqtt':
-        return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds })
+      case 'mqtt-shared':
+        return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds, shared: c === 'mqtt-shared' })
       case 'nats':
-        return runLoad({ kind: 'nats', url: NATS_URL, subject, concurrency: connections, seconds })
+      case 'nats-shared':
+        return runLoad({ kind: 'nats', url: NATS_URL, subject, concurrency: connections, seconds, shared: c === 'nats-shared' })
     }
   }
 
@@ -167,7 +173,7 @@ export default async function proxy(args: string[]): Promise<void> {
 
   try {
     console.log(`proxy: ${rounds} round(s) × 4 contenders × ${seconds} s at ${connections} concurrent (1 s warm-up each), then open loop ${rate} req/s × ${openSeconds} s`)
-    const results: Record<Contender, Measured[]> = { bare: [], forwarded: [], mqtt: [], nats: [] }
+    const results = Object.fromEntries(CONTENDERS.map((c) => [c, [] as Measured[]])) as Record<Contender, Measured[]>
     for (let round = 0; round < rounds; round++) {
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
       for (const c of order) results[c].push(await run(c))

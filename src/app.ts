@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import rateLimit from '@fastify/rate-limit'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -26,6 +26,7 @@ import { installJsonBodyParser } from './http/json-body-parser.js'
 import { createMetrics, installRequestMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installPrefixGuards } from './http/prefix-guards.js'
+import { lazyRequestLogger, requestIdGenerator } from './http/request-logging.js'
 import { installUnreadBodyHandling } from './http/unread-bodies.js'
 import { opsRoutes } from './http/ops-routes.js'
 import { installValidator } from './http/validator.js'
@@ -59,7 +60,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     logController: new AccessLogController(),
     bodyLimit: JSON_BODY_LIMIT,
-    genReqId: () => randomUUID(),
+    genReqId: requestIdGenerator(),
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
     // Rate limits count by client address: behind trusted balancers, the one they forward.

@@ -39,7 +39,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
 
   app.post(
     '/refresh',
-    { schema: { tags, security: [{ bearer: [] }], response: { 200: TokenAnswer } }, preHandler: authenticator.requireUser },
+    { schema: { tags, security: [{ bearer: [] }], response: { 200: TokenAnswer } }, preHandler: authenticator.userHook },
     async (request) => {
       const user = request.user!
       return { success: true, ...(await tokens.sign(user)), user }

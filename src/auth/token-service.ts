@@ -40,9 +40,15 @@ export class TokenService {
     return { token, expires_in: this.expiresIn }
   }
 
-  async verify(token: string): Promise<TokenClaims> {
+  /** The claims of a token verified before and not expired since; undefined otherwise. */
+  alreadyVerified(token: string): TokenClaims | undefined {
     const hit = this.verified.get(token)
-    if (hit && Date.now() / 1000 < hit.exp + CLOCK_SKEW_S) return hit.claims
+    return hit && Date.now() / 1000 < hit.exp + CLOCK_SKEW_S ? hit.claims : undefined
+  }
+
+  async verify(token: string): Promise<TokenClaims> {
+    const hit = this.alreadyVerified(token)
+    if (hit) return hit
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],

@@ -41,6 +41,11 @@ export class UserDirectory {
     return entry && same ? entry.user : null
   }
 
+  /** A configured user, answered without the database; undefined for any other id. */
+  configuredById(id: string): AuthUser | undefined {
+    return this.configured.get(id)?.user
+  }
+
   async findById(id: string): Promise<AuthUser | null> {
     const configured = this.configured.get(id)
     if (configured) return configured.user

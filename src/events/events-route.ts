@@ -29,7 +29,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps; hub: EventH
   app.get(
     '/api/v1/events',
     {
-      onRequest: deps.authenticator.requireUser,
+      onRequest: deps.authenticator.userHook,
       // A HEAD request would hold a stream slot open with nothing to read.
       exposeHeadRoute: false,
       schema: {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, RouteOptions } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /** One Prometheus registry per app, so every capability adds its own gauges to it. */
@@ -31,11 +31,34 @@ export function installRequestMetrics(app: FastifyInstance, { registry }: Metric
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   })
+  // The route pattern, never the raw URL: ids would explode the label set. Each route's hook
+  // knows its pattern and keeps its label objects, so a request builds none.
+  const recorder = (route: string) => {
+    type Labels = { method: string; route: string }
+    const byMethod = new Map<string, { labels: Labels; byStatus: Map<number, Labels & { status_code: number }> }>()
+    return (request: FastifyRequest, reply: FastifyReply) => {
+      const { method } = request
+      const status = reply.statusCode
+      let known = byMethod.get(method)
+      if (!known) byMethod.set(method, (known = { labels: { method, route }, byStatus: new Map() }))
+      let withStatus = known.byStatus.get(status)
+      if (!withStatus) known.byStatus.set(status, (withStatus = { method, route, status_code: status }))
+      requests.inc(withStatus)
+      duration.observe(known.labels, reply.elapsedTime / 1000)
+    }
+  }
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const record = recorder(route.url)
+    const own = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
+    const hook: onResponseHookHandler = (request, reply, done) => {
+      record(request, reply)
+      done()
+    }
+    route.onResponse = [...own, hook]
+  })
+  const unmatched = recorder('unmatched')
   app.addHook('onResponse', (request, reply, done) => {
-    // The route pattern, never the raw URL: ids would explode the label set.
-    const route = request.routeOptions.url ?? 'unmatched'
-    requests.inc({ method: request.method, route, status_code: reply.statusCode })
-    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    if (request.is404) unmatched(request, reply)
     done()
   })
 }

@@ -23,23 +23,30 @@ const EXPECT_CONTINUE = /^\s*100-continue\s*$/i
 export function installUnreadBodyHandling(app: FastifyInstance): void {
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res))
 
-  app.addHook('preParsing', async (request, reply) => {
-    const declared = Number(request.headers['content-length'])
-    if (declared > request.routeOptions.bodyLimit) {
-      throw new AppError('payload_too_large', `Body of ${declared} bytes is over this endpoint's limit of ${request.routeOptions.bodyLimit}`)
-    }
-    if (EXPECT_CONTINUE.test(request.headers.expect ?? '')) reply.raw.writeContinue()
+  // Callback hooks with a fast path: they run on every request, and most carry no body.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const { headers } = request
+    if (headers['content-length'] === undefined && headers.expect === undefined) return done(null, payload)
+    const declared = Number(headers['content-length'])
+    const limit = request.routeOptions.bodyLimit
+    if (declared > limit) return done(new AppError('payload_too_large', `Body of ${declared} bytes is over this endpoint's limit of ${limit}`))
+    if (EXPECT_CONTINUE.test(headers.expect ?? '')) reply.raw.writeContinue()
+    done(null, payload)
   })
 
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Fastify asks to close after a body error; closing now would reset a client still sending.
-    if (bodyStillArriving(request)) reply.removeHeader('connection')
+    if (mayHaveBody(request) && bodyStillArriving(request)) reply.removeHeader('connection')
+    done(null, payload)
   })
 
-  app.addHook('onResponse', async (request) => {
-    if (bodyStillArriving(request)) discardRest(request)
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (mayHaveBody(request) && bodyStillArriving(request)) discardRest(request)
+    done()
   })
 }
+
+const mayHaveBody = ({ headers }: FastifyRequest) => headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined
 
 function bodyStillArriving(request: FastifyRequest): boolean {
   const { raw, headers } = request

@@ -8,6 +8,12 @@ import { MAX_IN_FLIGHT } from './link-options.js'
 import type { LiveState } from './live-state.js'
 import { sendBatched } from '../protocol/batched-send.js'
 
+/**
+ * Request ids are 11 base-36 digits: V8's JSON.parse interns string values of up to 10
+ * characters, so shorter unique ids would each enter the string table on both ends of the link.
+ */
+const ID_BASE = 36 ** 10
+
 interface Pending {
   resolve(answer: DeviceAnswer): void
   reject(error: AppError): void
@@ -66,7 +72,7 @@ export class DeviceLink {
     if (pending.size >= MAX_IN_FLIGHT) {
       return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
     }
-    const id = (++this.nextId).toString(36)
+    const id = (ID_BASE + ++this.nextId).toString(36)
     const frame: RequestFrame = { type: 'request', id, method: call.method, path: call.path, query: call.query, body: call.body, user: call.user }
     return new Promise<DeviceAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -74,6 +74,12 @@ describe('JSON hygiene and error bodies', () => {
     expect(missing.json()).toMatchObject({ success: false, error: 'not_found' })
   })
 
+  it('gives every request its own id', async () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 200; i++) ids.add(String((await t.app.inject({ method: 'GET', url: '/healthz' })).headers['x-request-id']))
+    expect(ids.size).toBe(200)
+  })
+
   it('answers 400 for a badly percent-encoded URL', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/auth/%E0%A4%A', payload: {} })
     expect([400, 404]).toContain(res.statusCode)

@@ -32,6 +32,26 @@ describe.each(DIALECTS)('ops endpoints on %s', (dialect) => {
     expect(res.body).toContain('# TYPE fleetgate_http_request_duration_seconds histogram')
   })
 
+  it('counts requests that match no route under route="unmatched", never under their raw URL', async () => {
+    // GET of any path is the console's (its catch-all route); no route takes a DELETE here.
+    const path = `/no-such-route-${Date.now()}`
+    expect((await t.app.inject({ method: 'DELETE', url: path })).statusCode).toBe(404)
+    expect((await t.app.inject({ method: 'DELETE', url: path })).statusCode).toBe(404)
+    const text = (await t.app.inject('/metrics')).body
+    expect(text).not.toContain(path)
+    const count = /fleetgate_http_requests_total\{method="DELETE",route="unmatched",status_code="404"\} (\d+)/.exec(text)
+    expect(Number(count?.[1])).toBeGreaterThanOrEqual(2)
+  })
+
+  it('counts each route by its own pattern and status, with a duration per route', async () => {
+    const before = (await t.app.inject('/metrics')).body
+    const counted = (text: string) => Number(/fleetgate_http_requests_total\{method="GET",route="\/healthz",status_code="200"\} (\d+)/.exec(text)?.[1] ?? 0)
+    for (let i = 0; i < 3; i++) await t.app.inject('/healthz')
+    const after = (await t.app.inject('/metrics')).body
+    expect(counted(after) - counted(before)).toBe(3)
+    expect(after).toMatch(/fleetgate_http_request_duration_seconds_count\{method="GET",route="\/healthz"\} \d+/)
+  })
+
   it('names metrics as Prometheus expects: only counters end in _total, every metric has HELP and TYPE', async () => {
     const text = (await t.app.inject('/metrics')).body
     const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1]!, type: m[2]! }))

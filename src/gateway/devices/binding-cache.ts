@@ -20,13 +20,19 @@ export class BindingCache implements BindingWatcher {
     private readonly maxEntries = DEFAULT_MAX_ENTRIES,
   ) {}
 
-  async isBound(username: string, deviceId: string, load: () => Promise<boolean>): Promise<boolean> {
+  /** True when the binding is remembered and fresh; false means "ask `isBound`", not "unbound". */
+  knownBound(username: string, deviceId: string): boolean {
     const key = `${deviceId}\u0000${username}`
     const expires = this.enabled ? this.bound.get(key) : undefined
-    if (expires !== undefined) {
-      if (expires > Date.now()) return true
-      this.bound.delete(key)
-    }
+    if (expires === undefined) return false
+    if (expires > Date.now()) return true
+    this.bound.delete(key)
+    return false
+  }
+
+  async isBound(username: string, deviceId: string, load: () => Promise<boolean>): Promise<boolean> {
+    if (this.knownBound(username, deviceId)) return true
+    const key = `${deviceId}\u0000${username}`
     const generation = this.generation
     const result = await load()
     if (result && this.enabled && generation === this.generation) {

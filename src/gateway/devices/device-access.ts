@@ -18,6 +18,11 @@ export class DeviceAccess {
     private readonly cache: BindingCache,
   ) {}
 
+  /** Visible for certain, decided from memory (an administrator, a remembered binding); false: ask `assertVisible`. */
+  knownVisible(user: AuthUser, deviceId: string): boolean {
+    return isAdmin(user) || this.cache.knownBound(user.username, deviceId)
+  }
+
   async assertVisible(user: AuthUser, deviceId: string): Promise<void> {
     if (isAdmin(user)) return
     const bound = await this.cache.isBound(user.username, deviceId, () => this.bindings.isBound(user.username, deviceId))

@@ -19,7 +19,7 @@ export const deviceLoginRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
   app.post(
     '/api/v1/devices/:device_id/auth/login',
     {
-      onRequest: ctx.deps.authenticator.requireUser,
+      onRequest: ctx.deps.authenticator.userHook,
       schema: {
         tags: ['devices'],
         security: [{ bearer: [] }],

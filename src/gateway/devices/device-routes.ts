@@ -21,7 +21,7 @@ const DEFAULT_LIMIT = 1000
 /** GET /api/v1/devices, /discover, /{device_id}, /status, /connection (seed §4.2). */
 export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
   const { devices, bus, access } = ctx
-  const common = { onRequest: ctx.deps.authenticator.requireUser }
+  const common = { onRequest: ctx.deps.authenticator.userHook }
   const tags = ['devices']
   const security = [{ bearer: [] }]
 

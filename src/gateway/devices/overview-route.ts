@@ -36,7 +36,7 @@ export const overviewRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> =
   app.get(
     '/api/v1/devices/:device_id/overview',
     {
-      onRequest: ctx.deps.authenticator.requireUser,
+      onRequest: ctx.deps.authenticator.userHook,
       schema: { tags: ['devices'], security: [{ bearer: [] }], params: DeviceParams, response: { 200: OverviewAnswer } },
     },
     async (request) => {

@@ -59,7 +59,7 @@ export const forwardingRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
       url,
       exposeHeadRoute: false,
       ...(endpoint.bodyLimit ? { bodyLimit: endpoint.bodyLimit } : {}),
-      onRequest: ctx.deps.authenticator.requireUser,
+      onRequest: ctx.deps.authenticator.userHook,
       ...(optionalBody ? { preValidation: absentBodyIsNull } : {}),
       schema: {
         tags: [endpoint.tag],
@@ -76,7 +76,7 @@ export const forwardingRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         const deviceId = params.device_id!
         const problem = endpoint.check?.(request.body)
         if (problem) throw badRequest(problem)
-        await access.assertVisible(user, deviceId)
+        if (!access.knownVisible(user, deviceId)) await access.assertVisible(user, deviceId)
         const call = {
           method: endpoint.method,
           path: devicePath(endpoint.path, params),
