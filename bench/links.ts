@@ -1,17 +1,17 @@
 /**
  * `npm run bench -- links [--links 18000]`: server memory per device link and registration
- * rate. The devices run in a child process (raw `ws`, one heartbeat at registration and every
- * 15 s) so their memory and CPU do not count; the server's RSS is measured after a full GC
+ * rate. The devices run in a child process (bare TCP WebSocket clients, one heartbeat at
+ * registration and every 15 s) so their memory and CPU do not count; the server's RSS is measured after a full GC
  * before and after they link. Targets: ≤ 12 KB per link, ≥ 2,000 links/s. Each process needs
  * one descriptor per link (the open-file limit here is 20,000).
  */
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net'
+import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import WebSocket from 'ws'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
@@ -57,11 +57,13 @@ async function profileIf(file: string | undefined): Promise<(() => Promise<void>
 /** Opens `count` links from a child process; resolves once all registered and sent a heartbeat. */
 async function openLinks(linkUrl: string, prefix: string, count: number) {
   const child = fork(HERE, ['--links-child', linkUrl, prefix, String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const [message] = (await once(child, 'message')) as [{ linked: number; failed: number; seconds: number }]
+  const [message] = (await once(child, 'message')) as [{ linked: number; failed: number; seconds: number; cpu: number }]
   if (message.failed > 0) throw new Error(`${message.failed} of ${count} links failed`)
   return {
     /** From the first connect to the last `registered` frame, as the devices saw it. */
     seconds: message.seconds,
+    /** CPU the device process used opening the links, in µs. */
+    cpu: message.cpu,
     async close() {
       child.kill('SIGTERM')
       await once(child, 'exit')
@@ -97,6 +99,7 @@ export default async function links(args: string[]): Promise<void> {
     console.log(`${count} links registered and heartbeating in ${seconds.toFixed(1)} s: ${perSecond.toFixed(0)} links/s (target ≥ 2,000) ${perSecond >= 2000 ? 'OK' : 'BELOW TARGET'}`)
     const cpuPerLink = (used.user + used.system) / count
     console.log(`server CPU per registration: ${cpuPerLink.toFixed(0)} µs (one core's worth: ${(1e6 / cpuPerLink).toFixed(0)} links/s; on a shared machine the wall-clock rate lags this)`)
+    console.log(`device process CPU per link: ${(fleet.cpu / count).toFixed(0)} µs (the devices share the machine's 2 cores with the server)`)
     console.log(`server RSS ${(before / 2 ** 20).toFixed(1)} MiB → ${(after / 2 ** 20).toFixed(1)} MiB`)
     console.log(`RSS per link: ${perLink.toFixed(1)} KB (target ≤ 12 KB) ${perLink <= 12 ? 'OK' : 'ABOVE TARGET'}`)
     await fleet.close()
@@ -105,40 +108,111 @@ export default async function links(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * One device link over a bare TCP socket: the upgrade request, masked text frames, and just
+ * enough parsing of the server's frames to see `registered`. `ws` as a client spends more CPU
+ * per connection than the server does (random key, SHA-1 check, deflate offer, stream objects),
+ * so with it this benchmark measured its own device process, not the server.
+ */
+class RawLink {
+  readonly socket: Socket
+  private received: Buffer = Buffer.alloc(0)
+  private upgraded = false
+
+  constructor(
+    url: URL,
+    localAddress: string,
+    private readonly onText: (text: string) => void,
+  ) {
+    this.socket = netConnect({ port: Number(url.port), host: url.hostname, localAddress })
+    this.socket.setNoDelay(true)
+    this.socket.once('connect', () => {
+      this.socket.write(
+        `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      )
+    })
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk))
+  }
+
+  send(text: string): void {
+    const payload = Buffer.from(text)
+    // Client frames are masked (RFC 6455 §5.3); a zero mask leaves the payload as it is.
+    const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff, 0, 0, 0, 0])
+    this.socket.write(Buffer.concat([header, payload]))
+  }
+
+  private onData(chunk: Buffer): void {
+    this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk])
+    if (!this.upgraded) {
+      const end = this.received.indexOf('\r\n\r\n')
+      if (end < 0) return
+      if (!this.received.subarray(0, 12).toString('latin1').endsWith('101')) return void this.socket.destroy()
+      this.upgraded = true
+      this.received = this.received.subarray(end + 4)
+      this.socket.emit('upgraded')
+    }
+    // Server frames are unmasked; only small text frames are expected here.
+    while (this.received.length >= 2) {
+      let length = this.received[1]! & 0x7f
+      let offset = 2
+      if (length === 126) {
+        if (this.received.length < 4) return
+        length = this.received.readUInt16BE(2)
+        offset = 4
+      }
+      if (this.received.length < offset + length) return
+      if ((this.received[0]! & 0x0f) === 0x1) this.onText(this.received.toString('utf8', offset, offset + length))
+      this.received = this.received.subarray(offset + length)
+    }
+  }
+}
+
+/**
+ * Loopback source addresses taken in turn: with every connection from one address to one port,
+ * the kernel's search for a free ephemeral port grows with the connections already open, and
+ * cost the device process more CPU than the server spent registering.
+ */
+const sourceAddress = (i: number) => `127.0.${1 + (i >> 8) % 200}.${1 + (i % 250)}`
+
 /** Child process: opens the links, reports once every one registered and sent a heartbeat, then keeps them up. */
 async function runDevices(linkUrl: string, prefix: string, count: number): Promise<void> {
   let failed = 0
-  const sockets: WebSocket[] = []
+  const links: RawLink[] = []
+  const url = new URL(linkUrl)
   const linkOne = (i: number) =>
     new Promise<void>((resolve) => {
-      const ws = new WebSocket(linkUrl)
-      sockets.push(ws)
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'register', device_id: `${prefix}-${i}`, key: `bench-key-${prefix}-${i}-0000`, hostname: `${prefix}-${i}`, version: 'bench' })))
-      ws.on('message', (data) => {
-        if (JSON.parse(String(data)).type !== 'registered') return
-        const beat = () => ws.send(JSON.stringify({ type: 'heartbeat', status: { state: 'idle', uptime_s: process.uptime() } }))
+      const link: RawLink = new RawLink(url, sourceAddress(i), (text) => {
+        if ((JSON.parse(text) as { type: string }).type !== 'registered') return
+        const beat = () => link.send(JSON.stringify({ type: 'heartbeat', status: { state: 'idle', uptime_s: process.uptime() } }))
         beat()
         setInterval(beat, 15_000).unref()
         resolve()
       })
-      ws.on('error', () => undefined)
-      ws.on('close', () => {
+      links.push(link)
+      link.socket.once('upgraded', () =>
+        link.send(JSON.stringify({ type: 'register', device_id: `${prefix}-${i}`, key: `bench-key-${prefix}-${i}-0000`, hostname: `${prefix}-${i}`, version: 'bench' })),
+      )
+      link.socket.on('error', () => undefined)
+      link.socket.on('close', () => {
         failed++
         resolve()
       })
     })
   const started = performance.now()
+  const cpu = process.cpuUsage()
   let next = 0
   const opener = async () => {
     while (next < count) await linkOne(next++)
   }
   await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, count) }, opener))
   const seconds = (performance.now() - started) / 1000
+  const used = process.cpuUsage(cpu)
   // Let the last heartbeats reach the server before reporting.
   await new Promise((resolve) => setTimeout(resolve, 500))
-  process.send!({ linked: count - failed, failed, seconds })
+  process.send!({ linked: count - failed, failed, seconds, cpu: used.user + used.system })
   process.on('SIGTERM', () => {
-    for (const ws of sockets) ws.terminate()
+    for (const link of links) link.socket.destroy()
     process.exit(0)
   })
   setInterval(() => undefined, 60_000)

@@ -29,6 +29,7 @@ import { BindingRepository } from '../src/gateway/devices/binding-repository.js'
 import { serverLogger } from '../src/http/server-logger.js'
 import { openConfiguredStorage } from '../src/server.js'
 import { POSITION, startDevice, type DeviceProcess } from './bench-devices.js'
+import { startFloorForwarder } from './bench-floor.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
@@ -67,7 +68,7 @@ const selfCpu = () => {
 const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats', 'mqtt-shared', 'nats-shared'] as const
+const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats', 'mqtt-shared', 'nats-shared', 'floor'] as const
 type Contender = (typeof CONTENDERS)[number]
 const LABELS: Record<Contender, string> = {
   bare: '(a) bare Fastify route',
@@ -76,6 +77,7 @@ const LABELS: Record<Contender, string> = {
   nats: '(d) NATS request-reply',
   'mqtt-shared': "(c') MQTT, 1 shared conn.",
   'nats-shared': "(d') NATS, 1 shared conn.",
+  floor: "(b') forwarding floor",
 }
 
 interface Measured extends LoadResult {
@@ -100,6 +102,7 @@ export default async function proxy(args: string[]): Promise<void> {
   const contenders = CONTENDERS.filter((c) => chosen.includes(c))
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-proxy-'))
 
+  const floor = await startFloorForwarder()
   const bare = Fastify({ logger: false })
   bare.get('/position', async () => ({ success: true, status: 200, data: POSITION }))
   await bare.listen({ port: 0, host: '127.0.0.1' })
@@ -123,13 +126,14 @@ export default async function proxy(args: string[]): Promise<void> {
     startDevice({ kind: 'link', url: urlOf(gateway), deviceId: 'bench-01', key: 'bench-device-key-0001' }),
     startDevice({ kind: 'mqtt', url: MQTT_URL, topic }),
     startDevice({ kind: 'nats', url: NATS_URL, subject }),
+    startDevice({ kind: 'link', url: urlOf(floor), deviceId: 'bench-01', key: 'bench-device-key-0001' }),
   ])
   await new BindingRepository(storage.db).bind({ id: 'bench', username: 'bench' }, 'bench-01')
 
   const direct = `${urlOf(bare)}/position`
   const forwarded = `${urlOf(gateway)}/api/v1/devices/bench-01/hardware/position`
   const auth = { authorization: `Bearer ${token}` }
-  const [linkDevice, mqttDevice, natsDevice] = devices as [DeviceProcess, DeviceProcess, DeviceProcess]
+  const [linkDevice, mqttDevice, natsDevice, floorDevice] = devices as [DeviceProcess, DeviceProcess, DeviceProcess, DeviceProcess]
   const cpuOf: Record<Contender, { server: () => number; device: () => Promise<number> }> = {
     bare: { server: selfCpu, device: async () => 0 },
     forwarded: { server: selfCpu, device: () => linkDevice.cpu() },
@@ -137,6 +141,7 @@ export default async function proxy(args: string[]): Promise<void> {
     nats: { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
     'mqtt-shared': { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
     'nats-shared': { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
+    floor: { server: selfCpu, device: () => floorDevice.cpu() },
   }
   const run = async (c: Contender): Promise<Measured> => {
     const [server, device] = [cpuOf[c].server(), await cpuOf[c].device()]
@@ -150,6 +155,8 @@ export default async function proxy(args: string[]): Promise<void> {
         return runLoad({ kind: 'http', url: direct, connections, seconds, headers: {} })
       case 'forwarded':
         return runLoad({ kind: 'http', url: forwarded, connections, seconds, headers: auth })
+      case 'floor':
+        return runLoad({ kind: 'http', url: `${urlOf(floor)}/api/v1/devices/bench-01/hardware/position`, connections, seconds, headers: auth })
       case 'mqtt':
       case 'mqtt-shared':
         return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds, shared: c === 'mqtt-shared' })
@@ -209,6 +216,7 @@ export default async function proxy(args: string[]): Promise<void> {
     await Promise.all(devices.map((d) => d.stop()))
     await gateway.close()
     await bare.close()
+    await floor.close()
     rmSync(dir, { recursive: true, force: true })
   }
 }

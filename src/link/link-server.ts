@@ -195,8 +195,11 @@ export class LinkServer {
       stage = 'bus'
       await bus.claim(deviceId, generation)
       stage = 'database'
-      const current = (await withTimeout(store.generations([deviceId]), this.deps.options.claimTimeoutMs)).get(deviceId) ?? 0
-      this.sawGeneration(deviceId, current)
+      if (bus.sharedWithOtherInstances) {
+        // Another instance may have claimed the device since our claim: read back who holds it.
+        const current = (await withTimeout(store.generations([deviceId]), this.deps.options.claimTimeoutMs)).get(deviceId) ?? 0
+        this.sawGeneration(deviceId, current)
+      }
       if ((this.highest.get(deviceId) ?? 0) > generation || (registry.get(deviceId)?.generation ?? 0) > generation) {
         log.info({ deviceId, generation }, 'device link superseded by a newer connection while registering')
         refusal = { code: CLOSE_CODES.replaced, reason: REPLACED }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { lazyRequestLogger, requestIdGenerator } from '../../src/http/request-logging.js'
+import { LazyRequestLogger, lazyRequestLogger, requestIdGenerator } from '../../src/http/request-logging.js'
 
 function capture(level: string) {
   const lines: Record<string, unknown>[] = []
@@ -28,7 +28,7 @@ describe('request ids', () => {
 describe('the lazy per-request logger', () => {
   it('writes lines carrying the request id, at the parent level', () => {
     const { logger, lines } = capture('info')
-    const log = lazyRequestLogger(logger, { reqId: 'r-1' }, {})
+    const log = new LazyRequestLogger(logger, { reqId: 'r-1' }, {})
     log.debug('hidden')
     log.info({ a: 1 }, 'shown')
     log.error('failed')

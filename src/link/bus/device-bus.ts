@@ -25,6 +25,11 @@ export interface DeviceBus {
   /** This instance's id, recorded as the holder of the links it accepts. */
   readonly instanceId: string
   /**
+   * Other instances may claim devices too (several instances share the database). When false,
+   * every claim goes through this process, so a claim needs no read-back of the generations.
+   */
+  readonly sharedWithOtherInstances: boolean
+  /**
    * Forwards `call` and resolves with the device's answer. Rejects with an `AppError`:
    * `device_unavailable` (not linked, or the link closed), `server_busy` (64 in flight) or
    * `device_timeout` (no answer within `timeoutMs`).

@@ -7,6 +7,7 @@ import type { BindingRemoval, BindingWatcher, DeviceAnswer, DeviceBus, DeviceCal
 /** One instance: every device the gateway can reach is linked to this process. */
 export class InProcessDeviceBus implements DeviceBus {
   readonly instanceId: string
+  readonly sharedWithOtherInstances = false
   private readonly watchers: BindingWatcher[] = []
 
   constructor(

@@ -26,6 +26,7 @@ type LiveReply = { live: Record<string, LiveState> }
  * Live state is asked of the holding instance, named by the registry's `link_instance` hint.
  */
 export class NatsDeviceBus implements DeviceBus {
+  readonly sharedWithOtherInstances = true
   private readonly local: InProcessDeviceBus
   private takeoverHandler: (deviceId: string, generation: number) => void = () => undefined
   private readonly rpc: NatsRpc
