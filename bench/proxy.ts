@@ -1,14 +1,17 @@
 /**
- * `npm run bench -- proxy [--duration 10] [--connections 50] [--rounds 1] [--rate 5000] [--open-duration 10] [--only bare,forwarded,mqtt,nats]`
+ * `npm run bench -- proxy [--duration 10] [--connections 50] [--rounds 1] [--rate 5000] [--open-duration 10] [--only bare,forwarded,floor,mqtt,nats,mqtt-shared,nats-shared]`
  *
- * The cost of forwarding, against three baselines with the same concurrency and process
- * layout (load generator process → server or broker → device process):
+ * The cost of forwarding, against baselines with the same concurrency and process layout
+ * (load generator process → server or broker → device process):
  *  (a) a bare Fastify JSON route (no device);
  *  (b) fleetgate `GET /api/v1/devices/{id}/hardware/position`, a bound non-admin user's token,
  *      forwarded over the device link to the SDK's DeviceAgent (auth, access check, metrics,
  *      logging at info as `fleetgate serve` logs, SQLite file database: all on);
- *  (c) MQTT request/response through the local Mosquitto (127.0.0.1:1883) to an `mqtt` device;
- *  (d) NATS request-reply (127.0.0.1:4222) to a `nats` device.
+ *  (b') the forwarding floor: the same parts with none of the product's own work (bench-floor.ts);
+ *  (c) MQTT request/response through the local Mosquitto (127.0.0.1:1883) to an `mqtt` device,
+ *      one connection per requester as each HTTP requester has its own; (c') all requesters
+ *      sharing one connection;
+ *  (d) NATS request-reply (127.0.0.1:4222) to a `nats` device; (d') one shared connection.
  * Contenders alternate (the order rotates each round). Then an open loop at `--rate` req/s
  * against (a) and (b): latency counted from each request's scheduled send time.
  * CPU/req: µs of CPU per request of the server (bare Fastify, fleetgate) or broker (mosquitto,
@@ -179,7 +182,7 @@ export default async function proxy(args: string[]): Promise<void> {
   }
 
   try {
-    console.log(`proxy: ${rounds} round(s) × 4 contenders × ${seconds} s at ${connections} concurrent (1 s warm-up each), then open loop ${rate} req/s × ${openSeconds} s`)
+    console.log(`proxy: ${rounds} round(s) × ${contenders.length} contenders × ${seconds} s at ${connections} concurrent (1 s warm-up each), then open loop ${rate} req/s × ${openSeconds} s`)
     const results = Object.fromEntries(CONTENDERS.map((c) => [c, [] as Measured[]])) as Record<Contender, Measured[]>
     for (let round = 0; round < rounds; round++) {
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
@@ -188,7 +191,11 @@ export default async function proxy(args: string[]): Promise<void> {
       for (const c of contenders) console.log(`  ${row(LABELS[c], results[c][round]!)}`)
       if (contenders.length < CONTENDERS.length) continue
       const [a, b, m] = [results.bare[round]!, results.forwarded[round]!, results.mqtt[round]!]
-      console.log(`  ratios: forwarded/bare ${(b.rps / a.rps).toFixed(2)}   forwarded/MQTT ${(b.rps / m.rps).toFixed(2)}   p99 forwarded/bare ${(b.p99 / a.p99).toFixed(2)}`)
+      const [f, ms] = [results.floor[round]!, results['mqtt-shared'][round]!]
+      console.log(
+        `  ratios: forwarded/bare ${(b.rps / a.rps).toFixed(2)}   forwarded/MQTT ${(b.rps / m.rps).toFixed(2)}   p99 forwarded/bare ${(b.p99 / a.p99).toFixed(2)}` +
+          `   (forwarded/floor ${(b.rps / f.rps).toFixed(2)}, floor/bare ${(f.rps / a.rps).toFixed(2)}, forwarded/MQTT-shared ${(b.rps / ms.rps).toFixed(2)})`,
+      )
     }
     if (contenders.length < CONTENDERS.length) {
       if (contenders.includes('forwarded')) console.log(`open loop ${row(LABELS.forwarded, await openLoop('forwarded'))}`)
@@ -204,6 +211,9 @@ export default async function proxy(args: string[]): Promise<void> {
     const ratio = median(results.forwarded.map((r, i) => r.rps / results.bare[i]!.rps))
     const vsMqtt = median(results.forwarded.map((r, i) => r.rps / results.mqtt[i]!.rps))
     const p99 = median(results.forwarded.map((r, i) => r.p99 / results.bare[i]!.p99))
+    const vsFloor = median(results.forwarded.map((r, i) => r.rps / results.floor[i]!.rps))
+    const floorVsBare = median(results.floor.map((r, i) => r.rps / results.bare[i]!.rps))
+    console.log(`forwarding floor (median of the per-round ratios): floor/bare ${floorVsBare.toFixed(2)}; forwarded/floor ${vsFloor.toFixed(2)}`)
     console.log(`targets (median of the per-round ratios): forwarded/bare ${ratio.toFixed(2)} (≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'BELOW'}; forwarded/MQTT ${vsMqtt.toFixed(2)} (≥ 1.00) ${vsMqtt >= 1 ? 'OK' : 'BELOW'}; p99 forwarded/bare ${p99.toFixed(2)} (≤ 2) ${p99 <= 2 ? 'OK' : 'ABOVE'}`)
 
     console.log(`open loop, ${rate} req/s for ${openSeconds} s, latency from the scheduled send time:`)
