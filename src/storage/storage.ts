@@ -33,6 +33,11 @@ export interface Storage {
    * several on PostgreSQL (its pool; row locks, not a database lock). Group commits use it.
    */
   readonly concurrentWriters: number
+  /**
+   * A write transaction runs to its end without yielding to the event loop (SQLite through
+   * better-sqlite3): a group commit must wait a turn of the event loop to gather anything.
+   */
+  readonly synchronousWrites: boolean
   /** `SELECT … FOR UPDATE SKIP LOCKED` is available (PostgreSQL; SQLite runs one writer at a time). */
   readonly skipLocked: boolean
   /**
@@ -133,6 +138,7 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     skipLocked: dialect === 'postgres',
     exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
+    synchronousWrites: dialect === 'sqlite',
     async ping() {
       await sql`select 1`.execute(db)
     },

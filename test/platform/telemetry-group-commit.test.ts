@@ -54,6 +54,54 @@ describe.each(DIALECTS)('telemetry group commit on %s', (dialect) => {
   })
 })
 
+describe.each(DIALECTS)('telemetry batches of one event-loop turn on %s', (dialect) => {
+  let storage: Awaited<ReturnType<typeof openTestStorage>>
+  beforeAll(async () => {
+    storage = await openTestStorage(dialect)
+  })
+  afterAll(() => storage.cleanup())
+
+  /** The store's database handle, counting the transactions the store opens on it. */
+  const counted = () => {
+    const count = { transactions: 0 }
+    const db = new Proxy(storage.db, {
+      get(target, property) {
+        if (property === 'transaction') count.transactions++
+        const value = Reflect.get(target, property, target) as unknown
+        // Kysely keeps its state in private fields: its methods must run on the real instance.
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    return { db, count }
+  }
+
+  it('are committed in one transaction when the store gathers the turn (as on SQLite, where a commit never yields)', async () => {
+    const { db, count } = counted()
+    const store = new TelemetryStore(db, { gatherTurn: true })
+    const now = Date.now()
+    const writes = Array.from({ length: 20 }, (_, i) => store.insert(`turn-${i}`, records(5, now)))
+    expect(await Promise.all(writes)).toEqual(Array(20).fill(10))
+    expect(count.transactions).toBe(1)
+    for (let i = 0; i < 20; i++) expect((await store.series(`turn-${i}`, ['temp'], { limit: 10 })).temp).toHaveLength(5)
+  })
+
+  it('start a writer at once without gathering: the first batch is not held for the others', async () => {
+    const { db, count } = counted()
+    const store = new TelemetryStore(db)
+    const now = Date.now()
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.insert(`now-${i}`, records(5, now))))
+    expect(count.transactions).toBe(2)
+  })
+
+  it('still fail only the bad batch of a gathered group', async () => {
+    const store = new TelemetryStore(storage.db, { gatherTurn: true })
+    const bad = [{ ts: null, values: { temp: 1 } }] as unknown as TimedRecord[]
+    const results = await Promise.allSettled([store.insert('gt-1', records(3, Date.now())), store.insert('gt-bad', bad), store.insert('gt-2', records(3, Date.now()))])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect(await store.keys('gt-bad')).toEqual([])
+  })
+})
+
 describe.each(DIALECTS)('telemetry with several writers on %s', (dialect) => {
   let storage: Awaited<ReturnType<typeof openTestStorage>>
   let store: TelemetryStore

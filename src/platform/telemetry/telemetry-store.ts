@@ -84,20 +84,24 @@ export class TelemetryStore {
   private readonly queue: Pending[] = []
   private queuedPoints = 0
   private writing = 0
+  private starting = 0
   private readonly writers: number
   private readonly maxQueuedPoints: number
+  private readonly gatherTurn: boolean
   private readonly insertPoints: SqlByRowCount
   private readonly upsertSeries: SqlByRowCount
 
   /**
    * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
-   * `maxQueuedPoints`: points that may wait for a writer before batches get `server_busy`.
+   * `maxQueuedPoints`: points that may wait for a writer before batches get `server_busy`;
+   * `gatherTurn`: writers wait for the end of the event loop's turn (see `startWriter`).
    */
   constructor(
     private readonly db: Db,
-    options: { writers?: number; maxQueuedPoints?: number } = {},
+    options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {},
   ) {
     this.writers = Math.max(1, options.writers ?? 1)
+    this.gatherTurn = options.gatherTurn ?? false
     this.maxQueuedPoints = options.maxQueuedPoints ?? MAX_QUEUED_POINTS
     this.insertPoints = new SqlByRowCount((rows) => insertPointsQuery(db, rows).compile().sql)
     this.upsertSeries = new SqlByRowCount((rows) => upsertSeriesQuery(db, rows).compile().sql)
@@ -120,7 +124,25 @@ export class TelemetryStore {
     this.queuedPoints += batch.points.length
     return new Promise((resolve, reject) => {
       this.queue.push({ batch, resolve, reject })
-      if (this.writing < this.writers) void this.writer()
+      this.startWriter()
+    })
+  }
+
+  /**
+   * With `gatherTurn` a writer starts at the end of this turn of the event loop, not at once:
+   * on SQLite a transaction runs synchronously, so one started at once would commit each
+   * request's batch alone before the next request of the same turn is even parsed. Waiting one
+   * turn lets the batches of every request that arrived together share one commit. Without it
+   * (PostgreSQL) a writer starts at once: commits wait on the network, so groups form by
+   * themselves, and a batch waiting for a row lock keeps only its own group waiting.
+   */
+  private startWriter(): void {
+    if (this.writing + this.starting >= this.writers) return
+    if (!this.gatherTurn) return void this.writer()
+    this.starting++
+    setImmediate(() => {
+      this.starting--
+      void this.writer()
     })
   }
 
