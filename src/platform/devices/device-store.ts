@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox'
+import { CompiledQuery } from 'kysely'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
@@ -16,8 +17,20 @@ export interface NewDevice {
 /** What a heartbeat reports besides its id. */
 export type HeartbeatFields = Omit<Static<typeof HeartbeatBody>, 'device_id'>
 
+/**
+ * The device lookup's SQL by database handle, built by Kysely once: the lookup runs on every
+ * device request (auth, heartbeat), where building the query each time cost more than running it.
+ */
+const findDeviceSql = new WeakMap<Db | Tx, string>()
+
 export async function findDevice(db: Db | Tx, deviceId: string): Promise<DeviceRow | undefined> {
-  return db.selectFrom('platform_devices').selectAll().where('device_id', '=', deviceId).executeTakeFirst()
+  let text = findDeviceSql.get(db)
+  if (text === undefined) {
+    text = db.selectFrom('platform_devices').selectAll().where('device_id', '=', deviceId).compile().sql
+    findDeviceSql.set(db, text)
+  }
+  const { rows } = await db.executeQuery<DeviceRow>(CompiledQuery.raw(text, [deviceId]))
+  return rows[0]
 }
 
 /** Creates the device; false when the id exists already (whoever raced us won). */
