@@ -1,13 +1,13 @@
 import { AppError } from '../errors.js'
 import type { DeviceAnswer, DeviceBus, DeviceCall } from '../link/bus/device-bus.js'
+import type { LeanHistogramChild } from '../http/lean-metrics.js'
 import type { LinkMetrics } from '../link/link-metrics.js'
 
-type Labels = { route: string; outcome: string }
 
 /** Sends calls to devices over the bus and records their duration by gateway route and outcome. */
 export class DeviceClient {
-  /** Label objects by route, then outcome: made once, not for every call. */
-  private readonly labels = new Map<string, Map<string, Labels>>()
+  /** Duration histograms by route, then outcome: looked up once, not for every call. */
+  private readonly durations = new Map<string, Map<string, LeanHistogramChild>>()
 
   constructor(
     private readonly bus: DeviceBus,
@@ -28,10 +28,10 @@ export class DeviceClient {
   }
 
   private observe(route: string, outcome: string, started: number): void {
-    let byOutcome = this.labels.get(route)
-    if (!byOutcome) this.labels.set(route, (byOutcome = new Map()))
-    let labels = byOutcome.get(outcome)
-    if (!labels) byOutcome.set(outcome, (labels = { route, outcome }))
-    this.metrics.requestDuration.observe(labels, (performance.now() - started) / 1000)
+    let byOutcome = this.durations.get(route)
+    if (!byOutcome) this.durations.set(route, (byOutcome = new Map()))
+    let duration = byOutcome.get(outcome)
+    if (!duration) byOutcome.set(outcome, (duration = this.metrics.requestDuration.labels({ route, outcome })))
+    duration.observe((performance.now() - started) / 1000)
   }
 }

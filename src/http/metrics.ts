@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, RouteOptions } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Registry, collectDefaultMetrics } from 'prom-client'
+import { LeanCounter, LeanHistogram, type LeanCounterChild, type LeanHistogramChild } from './lean-metrics.js'
 
 /** One Prometheus registry per app, so every capability adds its own gauges to it. */
 export interface Metrics {
@@ -18,13 +19,13 @@ export function createMetrics(): Metrics {
 }
 
 export function installRequestMetrics(app: FastifyInstance, { registry }: Metrics): void {
-  const requests = new Counter({
+  const requests = new LeanCounter({
     name: 'fleetgate_http_requests_total',
     help: 'HTTP requests by method, route and status code',
     labelNames: ['method', 'route', 'status_code'],
     registers: [registry],
   })
-  const duration = new Histogram({
+  const duration = new LeanHistogram({
     name: 'fleetgate_http_request_duration_seconds',
     help: 'HTTP request latency by method and route',
     labelNames: ['method', 'route'],
@@ -32,19 +33,18 @@ export function installRequestMetrics(app: FastifyInstance, { registry }: Metric
     registers: [registry],
   })
   // The route pattern, never the raw URL: ids would explode the label set. Each route's hook
-  // knows its pattern and keeps its label objects, so a request builds none.
+  // knows its pattern and keeps its metric children, so a request looks up no label set.
   const recorder = (route: string) => {
-    type Labels = { method: string; route: string }
-    const byMethod = new Map<string, { labels: Labels; byStatus: Map<number, Labels & { status_code: number }> }>()
+    const byMethod = new Map<string, { duration: LeanHistogramChild; byStatus: Map<number, LeanCounterChild> }>()
     return (request: FastifyRequest, reply: FastifyReply) => {
       const { method } = request
       const status = reply.statusCode
       let known = byMethod.get(method)
-      if (!known) byMethod.set(method, (known = { labels: { method, route }, byStatus: new Map() }))
-      let withStatus = known.byStatus.get(status)
-      if (!withStatus) known.byStatus.set(status, (withStatus = { method, route, status_code: status }))
-      requests.inc(withStatus)
-      duration.observe(known.labels, reply.elapsedTime / 1000)
+      if (!known) byMethod.set(method, (known = { duration: duration.labels({ method, route }), byStatus: new Map() }))
+      let counter = known.byStatus.get(status)
+      if (!counter) known.byStatus.set(status, (counter = requests.labels({ method, route, status_code: status })))
+      counter.inc()
+      known.duration.observe(reply.elapsedTime / 1000)
     }
   }
   app.addHook('onRoute', (route: RouteOptions) => {

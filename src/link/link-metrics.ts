@@ -1,10 +1,11 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import { LeanHistogram } from '../http/lean-metrics.js'
 
 export interface LinkMetrics {
   inFlight: Gauge
   unknownResponses: Counter
   closes: Counter<'code'>
-  requestDuration: Histogram<'route' | 'outcome'>
+  requestDuration: LeanHistogram<'route' | 'outcome'>
 }
 
 /** Device-link metrics on the app's registry; `linkedCount` is read at scrape time. */
@@ -34,7 +35,7 @@ export function createLinkMetrics(registry: Registry, linkedCount: () => number)
       labelNames: ['code'],
       registers: [registry],
     }),
-    requestDuration: new Histogram({
+    requestDuration: new LeanHistogram({
       name: 'fleetgate_device_request_duration_seconds',
       help: 'Forwarded device requests by gateway route and outcome',
       labelNames: ['route', 'outcome'],
