@@ -1,5 +1,6 @@
 import { isIdentifier } from '../protocol/ids.js'
 import { DeviceAgent } from '../sdk/device-agent.js'
+import type { BackoffOptions } from '../sdk/backoff.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'
 import { PlatformDevice, type PlatformDeviceIntervals, type SimLog } from './platform-device.js'
@@ -29,6 +30,8 @@ export interface SimulationOptions {
   heartbeatSeconds?: number
   machine?: Omit<MachineOptions, 'deviceId' | 'operators'>
   platformIntervals?: PlatformDeviceIntervals
+  /** Reconnect back-off of the machines' agents (default: the SDK's, 0.5 s doubling up to 30 s). */
+  backoff?: BackoffOptions
   log?: SimLog
 }
 
@@ -72,6 +75,7 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
       routes: machine.routes,
       status: () => machine.status(),
       heartbeatSeconds: options.heartbeatSeconds,
+      backoff: options.backoff,
       log: (level, message) => log(level, `${deviceId}: ${message}`),
     })
     agent.on('registered', () => log('info', `${deviceId}: registered`))

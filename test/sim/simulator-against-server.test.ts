@@ -53,6 +53,9 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
       keysFile: null,
       machine: { placeMsPerItem: 50, calibrationMs: 100 },
       platformIntervals: { heartbeatMs: 200, sampleMs: 100, flushMs: 300, pollMs: 200 },
+      // A restart on a loaded CI machine can keep the port closed for seconds: with the SDK's
+      // default (doubling up to 30 s) the machines' next attempt could fall past the time-out.
+      backoff: { baseMs: 100, capMs: 1000 },
     })
     await sim.registered()
   })
