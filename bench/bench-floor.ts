@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { sendBatched } from '../src/protocol/batched-send.js'
 import { DEVICE_LINK_PATH } from '../src/protocol/frames.js'
+import { RequestIds } from '../src/protocol/request-ids.js'
 
 interface Answer {
   status: number
@@ -21,7 +22,7 @@ export async function startFloorForwarder(): Promise<FastifyInstance> {
   const wss = new WebSocketServer({ noServer: true })
   let link: { ws: WebSocket; wire: Socket } | undefined
   const pending = new Map<string, (answer: Answer) => void>()
-  let nextId = 36 ** 10
+  const ids = new RequestIds()
   app.server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
     if (!request.url?.startsWith(DEVICE_LINK_PATH)) return socket.destroy()
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -40,7 +41,7 @@ export async function startFloorForwarder(): Promise<FastifyInstance> {
   })
   const user = { id: 'bench', username: 'bench', role: 'user' }
   app.get('/api/v1/devices/:device_id/hardware/position', async (request, reply) => {
-    const id = (++nextId).toString(36)
+    const id = ids.next()
     const answer = await new Promise<Answer>((resolve, reject) => {
       if (!link) return reject(new Error('no device'))
       pending.set(id, resolve)

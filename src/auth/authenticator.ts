@@ -42,7 +42,8 @@ export class Authenticator {
   private knownUser(request: FastifyRequest): AuthUser | undefined {
     const header = request.headers.authorization
     // Only tokens that matched BEARER and verified are in the token cache, so no regex here.
-    if (typeof header !== 'string' || header.length < 8 || header.charCodeAt(6) !== 0x20 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined
+    if (typeof header !== 'string' || header.length < 8 || header.charCodeAt(6) !== 0x20) return undefined
+    if (!header.startsWith('Bearer') && header.slice(0, 6).toLowerCase() !== 'bearer') return undefined
     const claims = this.tokens.alreadyVerified(header.slice(7))
     const user = claims && this.users.configuredById(claims.sub)
     return user && user.username === claims.username ? user : undefined

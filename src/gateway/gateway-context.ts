@@ -20,5 +20,11 @@ export interface GatewayContext {
   deviceLoginThrottle: LoginThrottle
 }
 
-/** The user a request frame names: who the device is working for. */
-export const requestUser = (user: AuthUser): RequestUser => ({ id: user.id, username: user.username, role: user.role })
+const requestUsers = new WeakMap<AuthUser, RequestUser>()
+
+/** The user a request frame names: who the device is working for. One object per user, so its JSON is written once. */
+export function requestUser(user: AuthUser): RequestUser {
+  let named = requestUsers.get(user)
+  if (named === undefined) requestUsers.set(user, (named = Object.freeze({ id: user.id, username: user.username, role: user.role })))
+  return named
+}

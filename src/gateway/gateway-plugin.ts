@@ -37,7 +37,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   // Runs after the device link's preClose closed every link, before the root closes storage.
   app.addHook('onClose', async () => bus.close())
 
-  const metrics = createLinkMetrics(deps.metrics.registry, () => registry.size)
+  const metrics = createLinkMetrics(deps.metrics.registry, { linked: () => registry.size, inFlight: () => registry.inFlight() })
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
   const bindingCache = new BindingCache()

@@ -1,18 +1,14 @@
 import type { Socket } from 'node:net'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import type { HeartbeatFrame, RequestFrame, ResponseFrame } from '../protocol/frames.js'
+import type { HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
+import { requestFrameText } from '../protocol/frame-text.js'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
 import { MAX_IN_FLIGHT } from './link-options.js'
 import type { LiveState } from './live-state.js'
 import { sendBatched } from '../protocol/batched-send.js'
-
-/**
- * Request ids are 11 base-36 digits: V8's JSON.parse interns string values of up to 10
- * characters, so shorter unique ids would each enter the string table on both ends of the link.
- */
-const ID_BASE = 36 ** 10
+import { RequestIds } from '../protocol/request-ids.js'
 
 interface Pending {
   resolve(answer: DeviceAnswer): void
@@ -44,7 +40,7 @@ export class DeviceLink {
   /** The link server finished its bookkeeping for this closed link. */
   unlinked = false
   private pending: Map<string, Pending> | undefined
-  private nextId = 0
+  private readonly ids = new RequestIds()
   private closed = false
 
   constructor(
@@ -72,16 +68,14 @@ export class DeviceLink {
     if (pending.size >= MAX_IN_FLIGHT) {
       return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
     }
-    const id = (ID_BASE + ++this.nextId).toString(36)
-    const frame: RequestFrame = { type: 'request', id, method: call.method, path: call.path, query: call.query, body: call.body, user: call.user }
+    const id = this.ids.next()
     return new Promise<DeviceAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.settle(id)) reject(new AppError('device_timeout', `Device ${this.deviceId} did not answer within ${timeoutMs} ms`))
       }, timeoutMs)
       pending.set(id, { resolve, reject, timer })
-      this.metrics.inFlight.inc()
       this.messagesSent++
-      sendBatched(this.socket, this.wire, JSON.stringify(frame), (err) => {
+      sendBatched(this.socket, this.wire, requestFrameText(id, call), (err) => {
         if (err && this.settle(id)) reject(unavailable(this.deviceId))
       })
     })
@@ -160,7 +154,6 @@ export class DeviceLink {
     if (!entry) return false
     clearTimeout(entry.timer)
     this.pending!.delete(id)
-    this.metrics.inFlight.dec()
     return true
   }
 }

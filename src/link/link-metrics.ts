@@ -2,28 +2,36 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import { LeanHistogram } from '../http/lean-metrics.js'
 
 export interface LinkMetrics {
-  inFlight: Gauge
   unknownResponses: Counter
   closes: Counter<'code'>
   requestDuration: LeanHistogram<'route' | 'outcome'>
 }
 
-/** Device-link metrics on the app's registry; `linkedCount` is read at scrape time. */
-export function createLinkMetrics(registry: Registry, linkedCount: () => number): LinkMetrics {
+/** What the gauges read at scrape time rather than track on every request. */
+export interface LinkCounts {
+  linked(): number
+  inFlight(): number
+}
+
+/** Device-link metrics on the app's registry. */
+export function createLinkMetrics(registry: Registry, counts: LinkCounts): LinkMetrics {
   new Gauge({
     name: 'fleetgate_device_links',
     help: 'Registered device links held by this instance',
     registers: [registry],
     collect() {
-      this.set(linkedCount())
+      this.set(counts.linked())
+    },
+  })
+  new Gauge({
+    name: 'fleetgate_device_requests_in_flight',
+    help: 'Requests sent to devices linked to this instance and not yet answered',
+    registers: [registry],
+    collect() {
+      this.set(counts.inFlight())
     },
   })
   return {
-    inFlight: new Gauge({
-      name: 'fleetgate_device_requests_in_flight',
-      help: 'Requests sent to devices linked to this instance and not yet answered',
-      registers: [registry],
-    }),
     unknownResponses: new Counter({
       name: 'fleetgate_device_unknown_responses_total',
       help: 'Response frames whose id matched no pending request on their link (late or bogus)',

@@ -17,6 +17,7 @@ import {
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
 import { sendBatched } from '../protocol/batched-send.js'
+import { responseFrameText } from '../protocol/frame-text.js'
 
 /** Close codes the gateway uses that mean "do not come back" (contract §4). */
 export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const
@@ -240,11 +241,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private respond(ws: WebSocket, id: string, status: number, data: unknown): void {
     let text: string
     try {
-      text = JSON.stringify({ type: 'response', id, status, data: data ?? null } satisfies DeviceFrame)
+      text = responseFrameText(id, status, data)
     } catch (err) {
       text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'internal', message: `unserializable answer: ${(err as Error).message}` } })
     }
-    if (Buffer.byteLength(text) > MAX_FRAME_BYTES) {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most answers need no byte count.
+    if (text.length > MAX_FRAME_BYTES / 3 && Buffer.byteLength(text) > MAX_FRAME_BYTES) {
       text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'response_too_large', message: 'answer exceeds the 16 MiB frame limit' } })
     }
     this.sendText(ws, text)

@@ -61,12 +61,20 @@ const splitPath = (path: string) => path.split('/').filter((segment) => segment 
  */
 export class RouteTable {
   private readonly routes: Route[] = []
+  /** Routes without parameters by their exact path, then method: most requests match without a scan. */
+  private readonly literals = new Map<string, Map<string, Route>>()
 
   add(method: HttpMethod, pattern: string, handler: RouteHandler): this {
     const segments = splitPath(pattern)
     const clash = this.routes.find((r) => r.method === method && r.segments.join('/') === segments.join('/'))
     if (clash) throw new Error(`route ${method} ${pattern} is already defined`)
-    this.routes.push({ method, pattern, segments, handler })
+    const route = { method, pattern, segments, handler }
+    this.routes.push(route)
+    if (!segments.some((s) => s.startsWith(':') || s.includes('%') || s.includes('?'))) {
+      const path = `/${segments.join('/')}`
+      const byMethod = this.literals.get(path) ?? new Map<string, Route>()
+      this.literals.set(path, byMethod.set(method, route))
+    }
     // Most literal first: at the first differing position a literal beats a parameter.
     this.routes.sort((a, b) => specificity(b.segments) - specificity(a.segments))
     return this
@@ -94,6 +102,10 @@ export class RouteTable {
   }
 
   match(method: string, path: string): RouteMatch {
+    // A literal route matching every segment is the most specific there is. Paths with a query,
+    // escapes or empty segments take the general way.
+    const literal = this.literals.get(path)?.get(method)
+    if (literal) return { kind: 'found', handler: literal.handler, params: {} }
     const rawSegments = splitPath(path.split('?')[0] ?? '')
     let segments: string[]
     try {

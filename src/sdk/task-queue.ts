@@ -25,16 +25,16 @@ export class TaskQueue {
     this.waiting.length = 0
   }
 
+  private readonly finished = (): void => {
+    this.running--
+    this.drain()
+  }
+
   private drain(): void {
     while (this.running < this.limit && this.waiting.length > 0) {
       const job = this.waiting.shift()!
       this.running++
-      job()
-        .catch(() => undefined)
-        .finally(() => {
-          this.running--
-          this.drain()
-        })
+      job().then(this.finished, this.finished)
     }
   }
 }

@@ -78,6 +78,24 @@ describe('BindingCache', () => {
     expect(cache.size).toBe(0)
   })
 
+  it("forgets one binding, a device's bindings or all of them, and stays within its bound", async () => {
+    const cache = new BindingCache(60_000, 3)
+    const bound = async () => true
+    for (const [user, device] of [['alice', 'pnp-1'], ['bob', 'pnp-1'], ['alice', 'pnp-2']]) await cache.isBound(user!, device!, bound)
+    expect(cache.size).toBe(3)
+    cache.remove({ device_id: 'pnp-1', username: 'bob' })
+    expect([cache.knownBound('alice', 'pnp-1'), cache.knownBound('bob', 'pnp-1'), cache.size]).toEqual([true, false, 2])
+    await cache.isBound('bob', 'pnp-1', bound)
+    cache.remove({ device_id: 'pnp-1' })
+    expect([cache.knownBound('alice', 'pnp-1'), cache.knownBound('bob', 'pnp-1'), cache.knownBound('alice', 'pnp-2'), cache.size]).toEqual([false, false, true, 1])
+    // Full: remembering a fourth binding drops the one remembered first.
+    for (const [user, device] of [['carol', 'pnp-3'], ['dave', 'pnp-3'], ['erin', 'pnp-4']]) await cache.isBound(user!, device!, bound)
+    expect(cache.size).toBe(3)
+    expect(['alice/pnp-2', 'carol/pnp-3', 'dave/pnp-3', 'erin/pnp-4'].map((k) => cache.knownBound(k.split('/')[0]!, k.split('/')[1]!))).toEqual([false, true, true, true])
+    cache.remove({ all: true })
+    expect([cache.knownBound('erin', 'pnp-4'), cache.size]).toEqual([false, 0])
+  })
+
   it('serves nothing from memory while disabled, and expires entries', async () => {
     const cache = new BindingCache(0)
     let loads = 0

@@ -49,8 +49,10 @@ describe.each(DIALECTS)('requests over the device link on %s', (dialect) => {
     expect(refused.json()).toMatchObject({ success: false, error: 'server_busy' })
     expect(refused.headers['retry-after']).toBe('1')
     expect(device.requests.length).toBe(MAX_IN_FLIGHT)
+    expect(await metric('fleetgate_device_requests_in_flight')).toBe(MAX_IN_FLIGHT)
     for (const frame of device.requests) device.respond(frame.id, 200, { n: frame.query.n })
     const answers = await Promise.all(pending)
+    expect(await metric('fleetgate_device_requests_in_flight')).toBe(0)
     expect(answers.map((r) => r.json().data.n)).toEqual(Array.from({ length: MAX_IN_FLIGHT }, (_, i) => String(i)))
     // The answers freed the slots.
     device.handler = () => ({ status: 200, data: {} })

@@ -35,6 +35,21 @@ describe('route table', () => {
     expect((await call(routes, 'POST', '/nothing')).status).toBe(500)
   })
 
+  it('finds a literal route by any spelling of its path, and a parameter route for another method on it', async () => {
+    const routes = new RouteTable()
+      .get('/hardware/position', () => ok({ at: 'literal' }))
+      .post('/hardware/:part', ({ params }) => ok({ part: params.part }))
+      .get('/a%20b', () => ok({ at: 'escaped pattern' }))
+    for (const path of ['/hardware/position', '/hardware/position/', '//hardware/position', '/hardware/%70osition', '/hardware/position?x=1']) {
+      expect(await call(routes, 'GET', path)).toEqual({ status: 200, data: { at: 'literal' } })
+    }
+    expect(await call(routes, 'POST', '/hardware/position')).toEqual({ status: 200, data: { part: 'position' } })
+    expect(await call(routes, 'PUT', '/hardware/position')).toMatchObject({ status: 405, data: { allowed: ['GET', 'POST'] } })
+    // Request segments are compared decoded, so a pattern written with an escape matches nothing, by either way.
+    expect(await call(routes, 'GET', '/a%20b')).toMatchObject({ status: 404 })
+    expect(await call(routes, 'GET', '/a b')).toMatchObject({ status: 404 })
+  })
+
   it('refuses to define the same method and pattern twice', () => {
     const routes = new RouteTable().get('/a/:x', () => ok({}))
     expect(() => routes.get('/a/:x', () => ok({}))).toThrow(/already defined/)

@@ -11,7 +11,9 @@ const DEFAULT_MAX_ENTRIES = 100_000
  * check), and entries expire after `ttlMs` as a last resort should an announcement be lost.
  */
 export class BindingCache implements BindingWatcher {
-  private readonly bound = new Map<string, number>()
+  /** Device id → username → expiry (ms). By device, so a lookup builds no key and a device's removal is one delete. */
+  private readonly bound = new Map<string, Map<string, number>>()
+  private entries = 0
   private generation = 0
   private enabled = true
 
@@ -22,32 +24,32 @@ export class BindingCache implements BindingWatcher {
 
   /** True when the binding is remembered and fresh; false means "ask `isBound`", not "unbound". */
   knownBound(username: string, deviceId: string): boolean {
-    const key = `${deviceId}\u0000${username}`
-    const expires = this.enabled ? this.bound.get(key) : undefined
+    const users = this.enabled ? this.bound.get(deviceId) : undefined
+    const expires = users?.get(username)
     if (expires === undefined) return false
     if (expires > Date.now()) return true
-    this.bound.delete(key)
+    this.forget(deviceId, username)
     return false
   }
 
   async isBound(username: string, deviceId: string, load: () => Promise<boolean>): Promise<boolean> {
     if (this.knownBound(username, deviceId)) return true
-    const key = `${deviceId}\u0000${username}`
     const generation = this.generation
     const result = await load()
-    if (result && this.enabled && generation === this.generation) {
-      if (this.bound.size >= this.maxEntries) this.bound.delete(this.bound.keys().next().value!)
-      this.bound.set(key, Date.now() + this.ttlMs)
-    }
+    if (result && this.enabled && generation === this.generation) this.remember(deviceId, username)
     return result
   }
 
   remove(removal: BindingRemoval): void {
     this.generation++
-    if ('all' in removal) return this.bound.clear()
-    if (removal.username !== undefined) return void this.bound.delete(`${removal.device_id}\u0000${removal.username}`)
-    const prefix = `${removal.device_id}\u0000`
-    for (const key of this.bound.keys()) if (key.startsWith(prefix)) this.bound.delete(key)
+    if ('all' in removal) {
+      this.bound.clear()
+      this.entries = 0
+      return
+    }
+    if (removal.username !== undefined) return this.forget(removal.device_id, removal.username)
+    this.entries -= this.bound.get(removal.device_id)?.size ?? 0
+    this.bound.delete(removal.device_id)
   }
 
   /** While removals may go unheard (the bus is disconnected), nothing is served from memory. */
@@ -57,6 +59,28 @@ export class BindingCache implements BindingWatcher {
   }
 
   get size(): number {
-    return this.enabled ? this.bound.size : 0
+    return this.enabled ? this.entries : 0
+  }
+
+  private remember(deviceId: string, username: string): void {
+    let users = this.bound.get(deviceId)
+    if (users?.has(username) !== true) {
+      // Bounded: the entry remembered first goes (the first user of the first device).
+      if (this.entries >= this.maxEntries) {
+        const [oldestDevice, oldestUsers] = this.bound.entries().next().value!
+        this.forget(oldestDevice, oldestUsers.keys().next().value!)
+        users = this.bound.get(deviceId)
+      }
+      if (!users) this.bound.set(deviceId, (users = new Map()))
+      this.entries++
+    }
+    users.set(username, Date.now() + this.ttlMs)
+  }
+
+  private forget(deviceId: string, username: string): void {
+    const users = this.bound.get(deviceId)
+    if (!users?.delete(username)) return
+    this.entries--
+    if (users.size === 0) this.bound.delete(deviceId)
   }
 }

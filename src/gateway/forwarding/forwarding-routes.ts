@@ -53,6 +53,7 @@ export const forwardingRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
   for (const endpoint of FORWARDED_ENDPOINTS) {
     const url = `${DEVICE_PREFIX}${endpoint.path}`
     const label = `${endpoint.method} ${url}`
+    const fixedPath = paramNames(endpoint.path).length === 0 ? endpoint.path : undefined
     const optionalBody = endpoint.body !== undefined && (endpoint.body as { nullable?: boolean }).nullable === true
     app.route({
       method: endpoint.method,
@@ -79,7 +80,7 @@ export const forwardingRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }
         if (!access.knownVisible(user, deviceId)) await access.assertVisible(user, deviceId)
         const call = {
           method: endpoint.method,
-          path: devicePath(endpoint.path, params),
+          path: fixedPath ?? devicePath(endpoint.path, params),
           query: request.query as RequestQuery,
           body: request.body ?? null,
           user: requestUser(user),
