@@ -18,18 +18,26 @@ export type DeviceJob =
 const HERE = fileURLToPath(import.meta.url)
 
 export interface DeviceProcess {
+  pid: number
   /** CPU time (user + system) the device process used so far, in µs. */
   cpu(): Promise<number>
   stop(): Promise<void>
 }
 
-/** Starts a device process; resolves once it is linked/subscribed. */
-export async function startDevice(job: DeviceJob): Promise<DeviceProcess> {
-  const child = fork(HERE, ['--device-child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+/**
+ * Starts a device process; resolves once it is linked/subscribed. `wrapper`: a command that runs
+ * Node, such as valgrind with its options.
+ */
+export async function startDevice(job: DeviceJob, wrapper: string[] = []): Promise<DeviceProcess> {
+  const child = fork(HERE, ['--device-child'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(wrapper.length > 0 && { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath] }),
+  })
   child.send(job)
   const [message] = (await once(child, 'message')) as [{ ready: true } | { error: string }]
   if ('error' in message) throw new Error(`device process: ${message.error}`)
   return {
+    pid: child.pid!,
     async cpu() {
       child.send('cpu')
       const [reply] = (await once(child, 'message')) as [{ cpu: number }]

@@ -11,11 +11,16 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 
 export type LoadJob =
-  | { kind: 'http'; url: string; connections: number; seconds: number; headers: Record<string, string> }
+  | { kind: 'http'; url: string; connections: number; seconds: number; headers: Record<string, string>; requests?: number; noWarmup?: boolean }
   | { kind: 'http-open'; url: string; rate: number; seconds: number; headers: Record<string, string> }
-  | { kind: 'mqtt'; url: string; topic: string; concurrency: number; seconds: number; shared: boolean }
+  | { kind: 'mqtt'; url: string; topic: string; concurrency: number; seconds: number; shared: boolean; requests?: number; noWarmup?: boolean }
   | { kind: 'nats'; url: string; subject: string; concurrency: number; seconds: number; shared: boolean }
 
+/**
+ * `requests`, where a job has it: stop after that many requests rather than after `seconds`.
+ * `noWarmup`: skip the 1 s warm-up run (whose requests still in flight when it stops would
+ * overlap the measured run).
+ */
 export interface LoadResult {
   rps: number
   total: number
@@ -68,9 +73,10 @@ async function httpClosed(job: Extract<LoadJob, { kind: 'http' }>): Promise<Load
   type Result = { requests: { total: number }; non2xx: number; errors: number; timeouts: number; duration: number }
   type Instance = Promise<Result> & { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void }
   const autocannon = createRequire(import.meta.url)('autocannon') as (o: Record<string, unknown>) => Instance
-  await autocannon({ url: job.url, connections: job.connections, duration: 1, headers: job.headers })
+  if (!job.noWarmup) await autocannon({ url: job.url, connections: job.connections, duration: 1, headers: job.headers })
   const latencies = new Latencies()
-  const run = autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: job.headers })
+  const length = job.requests ? { amount: job.requests } : { duration: job.seconds }
+  const run = autocannon({ url: job.url, connections: job.connections, ...length, headers: job.headers })
   run.on('response', (_client, status, _bytes, ms) => {
     if (status >= 200 && status < 300) latencies.add(ms)
   })
@@ -172,13 +178,14 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
 }
 
 /** Closed loop over any request/response transport: `concurrency` requests always in flight. */
-async function closedLoop(seconds: number, concurrency: number, request: (worker: number) => Promise<boolean>): Promise<LoadResult> {
+async function closedLoop(seconds: number, concurrency: number, request: (worker: number) => Promise<boolean>, limit = Infinity): Promise<LoadResult> {
   const latencies = new Latencies()
   let bad = 0
   let errors = 0
+  let issued = 0
   const end = performance.now() + seconds * 1000
   const worker = async (_: unknown, index: number) => {
-    while (performance.now() < end) {
+    while (performance.now() < end && issued++ < limit) {
       const started = performance.now()
       try {
         if (!(await request(index))) bad++
@@ -222,8 +229,8 @@ async function mqttClient(url: string, topic: string) {
 async function mqttClosed(job: Extract<LoadJob, { kind: 'mqtt' }>): Promise<LoadResult> {
   const clients = await Promise.all(Array.from({ length: job.shared ? 1 : job.concurrency }, () => mqttClient(job.url, job.topic)))
   const request = (worker: number) => clients[worker % clients.length]!.request()
-  await closedLoop(1, job.concurrency, request)
-  const result = await closedLoop(job.seconds, job.concurrency, request)
+  if (!job.noWarmup) await closedLoop(1, job.concurrency, request)
+  const result = await closedLoop(job.requests ? Infinity : job.seconds, job.concurrency, request, job.requests)
   await Promise.all(clients.map((c) => c.end()))
   return result
 }

@@ -19,20 +19,12 @@
  * Targets: b/a ≥ 0.6, b/c ≥ 1.0, p99(b) ≤ 2 × p99(a), open-loop p99(b) ≤ 20 ms.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
-import pino from 'pino'
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config/config.js'
-import { BindingRepository } from '../src/gateway/devices/binding-repository.js'
-import { serverLogger } from '../src/http/server-logger.js'
-import { openConfiguredStorage } from '../src/server.js'
+import Fastify from 'fastify'
 import { POSITION, startDevice, type DeviceProcess } from './bench-devices.js'
 import { startFloorForwarder } from './bench-floor.js'
+import { BENCH_DEVICE, POSITION_PATH, startBenchGateway, urlOf } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
@@ -68,7 +60,6 @@ const selfCpu = () => {
   return user + system
 }
 
-const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats', 'mqtt-shared', 'nats-shared', 'floor'] as const
@@ -103,39 +94,27 @@ export default async function proxy(args: string[]): Promise<void> {
   const onlyAt = args.indexOf('--only')
   const chosen = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : [...CONTENDERS]
   const contenders = CONTENDERS.filter((c) => chosen.includes(c))
-  const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-proxy-'))
 
   const floor = await startFloorForwarder()
   const bare = Fastify({ logger: false })
   bare.get('/position', async () => ({ success: true, status: 200, data: POSITION }))
   await bare.listen({ port: 0, host: '127.0.0.1' })
 
-  const config = loadConfig({
-    DATA_DIR: dir,
-    CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'user' } }),
-    PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
-  })
-  const storage = await openConfiguredStorage(config)
-  // Logs at info, as `fleetgate serve` writes them to a pipe, here into /dev/null.
-  const logger = serverLogger('info', { tty: false, destination: pino.destination({ dest: '/dev/null', sync: false, minLength: 8 * 1024 }) })
-  const gateway = await buildApp(config, { storage, loggerInstance: logger })
-  await gateway.listen({ port: 0, host: '127.0.0.1' })
-  const login = await gateway.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'bench', password: 'bench-password' } })
-  const token = login.json().token as string
+  const gateway = await startBenchGateway()
 
   const topic = `fleetgate-bench/${process.pid}/position`
   const subject = `fleetgate-bench.${process.pid}.position`
   const devices = await Promise.all([
-    startDevice({ kind: 'link', url: urlOf(gateway), deviceId: 'bench-01', key: 'bench-device-key-0001' }),
+    startDevice({ kind: 'link', url: gateway.url, ...BENCH_DEVICE }),
     startDevice({ kind: 'mqtt', url: MQTT_URL, topic }),
     startDevice({ kind: 'nats', url: NATS_URL, subject }),
-    startDevice({ kind: 'link', url: urlOf(floor), deviceId: 'bench-01', key: 'bench-device-key-0001' }),
+    startDevice({ kind: 'link', url: urlOf(floor), ...BENCH_DEVICE }),
   ])
-  await new BindingRepository(storage.db).bind({ id: 'bench', username: 'bench' }, 'bench-01')
+  await gateway.bindDevice()
 
   const direct = `${urlOf(bare)}/position`
-  const forwarded = `${urlOf(gateway)}/api/v1/devices/bench-01/hardware/position`
-  const auth = { authorization: `Bearer ${token}` }
+  const forwarded = `${gateway.url}${POSITION_PATH}`
+  const { auth } = gateway
   const [linkDevice, mqttDevice, natsDevice, floorDevice] = devices as [DeviceProcess, DeviceProcess, DeviceProcess, DeviceProcess]
   const cpuOf: Record<Contender, { server: () => number; device: () => Promise<number> }> = {
     bare: { server: selfCpu, device: async () => 0 },
@@ -159,7 +138,7 @@ export default async function proxy(args: string[]): Promise<void> {
       case 'forwarded':
         return runLoad({ kind: 'http', url: forwarded, connections, seconds, headers: auth })
       case 'floor':
-        return runLoad({ kind: 'http', url: `${urlOf(floor)}/api/v1/devices/bench-01/hardware/position`, connections, seconds, headers: auth })
+        return runLoad({ kind: 'http', url: `${urlOf(floor)}${POSITION_PATH}`, connections, seconds, headers: auth })
       case 'mqtt':
       case 'mqtt-shared':
         return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds, shared: c === 'mqtt-shared' })
@@ -227,6 +206,5 @@ export default async function proxy(args: string[]): Promise<void> {
     await gateway.close()
     await bare.close()
     await floor.close()
-    rmSync(dir, { recursive: true, force: true })
   }
 }

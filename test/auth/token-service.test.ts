@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CLOCK_SKEW_S, TokenService } from '../../src/auth/token-service.js'
 
-const alice = { id: 'alice', username: 'alice', role: 'user' }
-const bob = { id: 'bob', username: 'bob', role: 'admin' }
+const alice = { id: 'alice', username: 'alice', display_name: 'Alice', role: 'user' as const }
+const bob = { id: 'bob', username: 'bob', display_name: 'Bob', role: 'admin' as const }
 
 describe('token service memory of verified tokens', () => {
   afterEach(() => vi.useRealTimers())
