@@ -7,6 +7,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import Fastify from 'fastify'
 import { POSITION } from './bench-devices.js'
 import { startFloorForwarder } from './bench-floor.js'
@@ -21,6 +22,8 @@ export interface Target {
   path: string
   headers: Record<string, string>
   bindDevice(): Promise<void>
+  /** Starts (true) or stops (false) watching the server's event-loop delay; stopping answers what it saw, in ms. */
+  watchDelay(on: boolean): Promise<{ p99: number; max: number }>
   stop(): Promise<void>
 }
 
@@ -45,6 +48,11 @@ export async function startTarget(name: TargetName, wrapper: string[] = [], slow
     async bindDevice() {
       child.send('bind')
       await once(child, 'message')
+    },
+    async watchDelay(on) {
+      child.send(on ? 'delay-start' : 'delay-stop')
+      const [seen] = (await once(child, 'message')) as [{ p99: number; max: number }]
+      return seen
     },
     async stop() {
       if (child.exitCode !== null) return
@@ -80,8 +88,18 @@ if (process.argv[2] === '--target-child') {
   process.once('message', ({ name, slowDevice }: { name: TargetName; slowDevice: boolean }) => {
     void serve(name, slowDevice).then((served) => {
       process.send!(served.ready)
+      let delay: IntervalHistogram | undefined
       process.on('message', (message) => {
         if (message === 'bind') void served.bind().then(() => process.send!('bound'))
+        if (message === 'delay-start') {
+          delay = monitorEventLoopDelay({ resolution: 1 })
+          delay.enable()
+          process.send!({ p99: 0, max: 0 })
+        }
+        if (message === 'delay-stop') {
+          delay?.disable()
+          process.send!({ p99: (delay?.percentile(99) ?? 0) / 1e6, max: (delay?.max ?? 0) / 1e6 })
+        }
       })
       process.on('SIGTERM', () => void served.close().finally(() => process.exit(0)))
     })

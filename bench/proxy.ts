@@ -2,7 +2,7 @@
  * `npm run bench -- proxy [--duration 10] [--connections 50] [--rounds 1] [--rate 5000] [--open-duration 10] [--only bare,forwarded,floor,mqtt,nats,mqtt-shared,nats-shared]`
  *
  * The cost of forwarding, against baselines with the same concurrency and process layout
- * (load generator process → server or broker → device process):
+ * (load generator process → server or broker, each in its own process → device process):
  *  (a) a bare Fastify JSON route (no device);
  *  (b) fleetgate `GET /api/v1/devices/{id}/hardware/position`, a bound non-admin user's token,
  *      forwarded over the device link to the SDK's DeviceAgent (auth, access check, metrics,
@@ -20,12 +20,10 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
-import Fastify from 'fastify'
-import { POSITION, startDevice, type DeviceProcess } from './bench-devices.js'
-import { startFloorForwarder } from './bench-floor.js'
-import { BENCH_DEVICE, POSITION_PATH, startBenchGateway, urlOf } from './bench-gateway.js'
+import { startDevice, type DeviceProcess } from './bench-devices.js'
+import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
+import { startTarget } from './bench-targets.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222'
@@ -37,14 +35,8 @@ function option(args: string[], name: string, fallback: number): number {
   return value
 }
 
-/** CPU time of a local process (the brokers), in µs; NaN when it cannot be read. */
-function processCpu(name: string): () => number {
-  let pid: string | undefined
-  try {
-    pid = execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim()
-  } catch {
-    return () => NaN
-  }
+/** CPU time of a local process, in µs; NaN when it cannot be read. */
+function cpuOfPid(pid: number | string | undefined): () => number {
   return () => {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -55,9 +47,13 @@ function processCpu(name: string): () => number {
   }
 }
 
-const selfCpu = () => {
-  const { user, system } = process.cpuUsage()
-  return user + system
+/** CPU time of a local process found by name (the brokers). */
+function processCpu(name: string): () => number {
+  try {
+    return cpuOfPid(execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim())
+  } catch {
+    return () => NaN
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -95,12 +91,9 @@ export default async function proxy(args: string[]): Promise<void> {
   const chosen = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : [...CONTENDERS]
   const contenders = CONTENDERS.filter((c) => chosen.includes(c))
 
-  const floor = await startFloorForwarder()
-  const bare = Fastify({ logger: false })
-  bare.get('/position', async () => ({ success: true, status: 200, data: POSITION }))
-  await bare.listen({ port: 0, host: '127.0.0.1' })
-
-  const gateway = await startBenchGateway()
+  // Each server alone in its process, as each broker is: servers sharing a process would share
+  // V8's type feedback, and each would slow the others' code down.
+  const [bare, gateway, floor] = await Promise.all([startTarget('bare'), startTarget('forwarded'), startTarget('floor')])
 
   const topic = `fleetgate-bench/${process.pid}/position`
   const subject = `fleetgate-bench.${process.pid}.position`
@@ -108,22 +101,22 @@ export default async function proxy(args: string[]): Promise<void> {
     startDevice({ kind: 'link', url: gateway.url, ...BENCH_DEVICE }),
     startDevice({ kind: 'mqtt', url: MQTT_URL, topic }),
     startDevice({ kind: 'nats', url: NATS_URL, subject }),
-    startDevice({ kind: 'link', url: urlOf(floor), ...BENCH_DEVICE }),
+    startDevice({ kind: 'link', url: floor.url, ...BENCH_DEVICE }),
   ])
   await gateway.bindDevice()
 
-  const direct = `${urlOf(bare)}/position`
-  const forwarded = `${gateway.url}${POSITION_PATH}`
-  const { auth } = gateway
+  const direct = `${bare.url}${bare.path}`
+  const forwarded = `${gateway.url}${gateway.path}`
+  const auth = gateway.headers
   const [linkDevice, mqttDevice, natsDevice, floorDevice] = devices as [DeviceProcess, DeviceProcess, DeviceProcess, DeviceProcess]
   const cpuOf: Record<Contender, { server: () => number; device: () => Promise<number> }> = {
-    bare: { server: selfCpu, device: async () => 0 },
-    forwarded: { server: selfCpu, device: () => linkDevice.cpu() },
+    bare: { server: cpuOfPid(bare.pid), device: async () => 0 },
+    forwarded: { server: cpuOfPid(gateway.pid), device: () => linkDevice.cpu() },
     mqtt: { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
     nats: { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
     'mqtt-shared': { server: processCpu('mosquitto'), device: () => mqttDevice.cpu() },
     'nats-shared': { server: processCpu('nats-server'), device: () => natsDevice.cpu() },
-    floor: { server: selfCpu, device: () => floorDevice.cpu() },
+    floor: { server: cpuOfPid(floor.pid), device: () => floorDevice.cpu() },
   }
   const run = async (c: Contender): Promise<Measured> => {
     const [server, device] = [cpuOf[c].server(), await cpuOf[c].device()]
@@ -138,7 +131,7 @@ export default async function proxy(args: string[]): Promise<void> {
       case 'forwarded':
         return runLoad({ kind: 'http', url: forwarded, connections, seconds, headers: auth })
       case 'floor':
-        return runLoad({ kind: 'http', url: `${urlOf(floor)}${POSITION_PATH}`, connections, seconds, headers: auth })
+        return runLoad({ kind: 'http', url: `${floor.url}${floor.path}`, connections, seconds, headers: auth })
       case 'mqtt':
       case 'mqtt-shared':
         return runLoad({ kind: 'mqtt', url: MQTT_URL, topic, concurrency: connections, seconds, shared: c === 'mqtt-shared' })
@@ -150,14 +143,14 @@ export default async function proxy(args: string[]): Promise<void> {
 
   /** Open loop; also the server's own event-loop delay, to tell its stalls from the machine's. */
   const openLoop = async (c: 'bare' | 'forwarded'): Promise<Measured> => {
-    const [server, device] = [selfCpu(), await cpuOf[c].device()]
-    const delay = monitorEventLoopDelay({ resolution: 1 })
-    delay.enable()
+    const target = c === 'bare' ? bare : gateway
+    const [server, device] = [cpuOf[c].server(), await cpuOf[c].device()]
+    await target.watchDelay(true)
     const result = await runLoad({ kind: 'http-open', url: c === 'bare' ? direct : forwarded, rate, seconds: openSeconds, headers: c === 'bare' ? {} : auth })
-    delay.disable()
-    console.log(`    server event-loop delay during the ${c} open loop: p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
+    const delay = await target.watchDelay(false)
+    console.log(`    server event-loop delay during the ${c} open loop: p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms`)
     const requests = Math.max(1, result.total)
-    return { ...result, serverCpu: (selfCpu() - server) / requests, deviceCpu: ((await cpuOf[c].device()) - device) / requests }
+    return { ...result, serverCpu: (cpuOf[c].server() - server) / requests, deviceCpu: ((await cpuOf[c].device()) - device) / requests }
   }
 
   try {
@@ -203,8 +196,6 @@ export default async function proxy(args: string[]): Promise<void> {
     console.log(`  target: forwarded p99 ${openForwarded.p99} ms (≤ 20) ${openForwarded.p99 <= 20 ? 'OK' : 'ABOVE'}`)
   } finally {
     await Promise.all(devices.map((d) => d.stop()))
-    await gateway.close()
-    await bare.close()
-    await floor.close()
+    await Promise.all([gateway.stop(), bare.stop(), floor.stop()])
   }
 }
