@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { DeviceAgent, ok, RouteTable } from '../src/sdk/index.js'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { freePort } from '../src/cluster/local-cluster.js'
+import { option } from './bench-options.js'
 
 const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
@@ -30,13 +31,6 @@ interface Run {
   p99: number
   non2xx: number
   errors: number
-}
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
-  return value
 }
 
 function autocannon(url: string, seconds: number, connections: number, headers: Record<string, string>): Promise<Run> {

@@ -16,17 +16,11 @@ import { loadConfig } from '../src/config/config.js'
 import { defaultConsoleDir } from '../src/console/console-routes.js'
 import { startSimulation } from '../src/sim/simulation.js'
 import { openStorage } from '../src/storage/storage.js'
+import { option } from './bench-options.js'
 
 const BUDGET_KB = 200
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
@@ -39,8 +33,8 @@ export function firstLoadBytes(dir: string): { files: { file: string; gzip: numb
 }
 
 export default async function consoleBench(args: string[]): Promise<void> {
-  const samples = option(args, 'samples', 20)
-  const machineCount = option(args, 'machines', 5000)
+  const samples = option(args, 'samples', 20, { integer: true })
+  const machineCount = option(args, 'machines', 5000, { integer: true })
   const dir = defaultConsoleDir()
   if (!existsSync(path.join(dir, 'index.html'))) throw new Error(`${dir} has no build: run npm run build`)
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM} (apt-get install chromium)`)

@@ -18,16 +18,10 @@ import { fileURLToPath } from 'node:url'
 import { generateFirmwareKeys, publicKeyPem } from '../src/firmware/firmware-keys.js'
 import { signImage } from '../src/firmware/sign-image.js'
 import { freePort } from '../src/cluster/local-cluster.js'
+import { option } from './bench-options.js'
 
 const MiB = 1024 * 1024
 const IMAGE = '/api/v1/firmware/slave/system.bin'
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`)
-  return value
-}
 
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024

@@ -10,13 +10,7 @@ import WebSocket from 'ws'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
+import { option } from './bench-options.js'
 
 /** A minimal SSE reader: calls `onClosed(deviceId)` for each `device` event with reason closed. */
 function openStream(base: string, token: string, onClosed: (deviceId: string) => void): Promise<http.IncomingMessage> {
@@ -47,8 +41,8 @@ function openStream(base: string, token: string, onClosed: (deviceId: string) =>
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!
 
 export default async function events(args: string[]): Promise<void> {
-  const streams = option(args, 'streams', 200)
-  const rounds = option(args, 'rounds', 100)
+  const streams = option(args, 'streams', 200, { integer: true })
+  const rounds = option(args, 'rounds', 100, { integer: true })
   const users = { admin: { password: 'bench-admin-pw', role: 'admin' } }
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify(users) })
   const storage = await openStorage(config.database)

@@ -24,6 +24,7 @@ import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/tele
 import { openConfiguredStorage } from '../src/server.js'
 import pg from 'pg'
 import { freePort } from '../src/cluster/local-cluster.js'
+import { option } from './bench-options.js'
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const RAW_PG_CONNECTIONS = 8
@@ -91,13 +92,6 @@ type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const CONSOLE_TOKEN = 'bench-console-token'
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`)
-  return value
-}
 
 /**
  * Records of one batch with fresh, increasing timestamps, as a device buffering readings

@@ -18,15 +18,9 @@ import { startDevice, type DeviceProcess } from './bench-devices.js'
 import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadJob } from './bench-load.js'
 import { startTarget, type Target, type TargetName } from './bench-targets.js'
+import { option } from './bench-options.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
-  return value
-}
 
 /** valgrind's callgrind with counting off until `callgrind_control -i on`; the totals go to stderr. */
 const CALLGRIND = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--callgrind-out-file=/dev/null', '--log-file=/dev/null']

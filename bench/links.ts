@@ -15,17 +15,11 @@ import { runInNewContext } from 'node:vm'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
+import { option } from './bench-options.js'
 
 const HERE = fileURLToPath(import.meta.url)
 /** Links being opened at once (a sliding window; the server lets 1,000 sockets wait for registration). */
 const OPENING_AT_ONCE = 500
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -72,7 +66,7 @@ async function openLinks(linkUrl: string, prefix: string, count: number) {
 }
 
 export default async function links(args: string[]): Promise<void> {
-  const count = option(args, 'links', 18000)
+  const count = option(args, 'links', 18000, { integer: true })
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
   const storage = await openStorage(config.database)
   await storage.migrate()

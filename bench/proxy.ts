@@ -24,16 +24,10 @@ import { startDevice, type DeviceProcess } from './bench-devices.js'
 import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 import { startTarget } from './bench-targets.js'
+import { option } from './bench-options.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222'
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`)
-  const value = i >= 0 ? Number(args[i + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
-  return value
-}
 
 /** CPU time of a local process, in µs; NaN when it cannot be read. */
 function cpuOfPid(pid: number | string | undefined): () => number {
