@@ -65,9 +65,11 @@ async function measure(pid: number, job: LoadFor, warmup: number, requests: numb
   return { perRequest: (after.main - before.main) / result.total, allThreads: (after.all - before.all) / result.total, requests: result.total }
 }
 
-/** A load of `requests` requests at `concurrency`; `seconds` only bounds it (valgrind makes a process ~50× slower). */
 const thousands = (n: number) => Math.round(n).toLocaleString('en')
+const report = (side: string, name: string, { perRequest, allThreads, requests }: Counted, where = '') =>
+  console.log(`  ${side.padEnd(7)} ${name.padEnd(10)} ${thousands(perRequest).padStart(9)} instructions/request   (all threads ${thousands(allThreads)}; ${requests} requests${where})`)
 
+/** A load of `requests` requests at `concurrency`; `seconds` only bounds it (valgrind makes a process ~50× slower). */
 type LoadFor = (requests: number, concurrency?: number) => LoadJob
 const BOUND_S = 600
 
@@ -101,9 +103,9 @@ export default async function instructions(args: string[]): Promise<void> {
         device = await startDevice({ kind: 'link', url: target.url, ...BENCH_DEVICE })
         await target.bindDevice()
       }
-      const { perRequest, allThreads, requests: answered } = await measure(target.pid, httpJob(target), warmup, requests)
-      server[name] = perRequest
-      console.log(`  server  ${name.padEnd(10)} ${thousands(perRequest).padStart(9)} instructions/request   (all threads ${thousands(allThreads)}; ${answered} requests)`)
+      const counted = await measure(target.pid, httpJob(target), warmup, requests)
+      server[name] = counted.perRequest
+      report('server', name, counted)
     } finally {
       await device?.stop()
       await target.stop()
@@ -116,9 +118,9 @@ export default async function instructions(args: string[]): Promise<void> {
     const agent = await startDevice({ kind: 'link', url: target.url, ...BENCH_DEVICE }, CALLGRIND)
     try {
       await target.bindDevice()
-      const { perRequest, allThreads, requests: answered } = await measure(agent.pid, httpJob(target), warmup, requests)
-      device.agent = perRequest
-      console.log(`  device  SDK agent  ${thousands(perRequest).padStart(9)} instructions/request   (all threads ${thousands(allThreads)}; ${answered} requests, behind fleetgate)`)
+      const counted = await measure(agent.pid, httpJob(target), warmup, requests)
+      device.agent = counted.perRequest
+      report('device', 'SDK agent', counted, ', behind fleetgate')
     } finally {
       await agent.stop()
       await target.stop()
@@ -129,9 +131,9 @@ export default async function instructions(args: string[]): Promise<void> {
     const mqtt = await startDevice({ kind: 'mqtt', url: MQTT_URL, topic }, CALLGRIND)
     try {
       const job: LoadFor = (requests, concurrency = connections) => ({ kind: 'mqtt', url: MQTT_URL, topic, concurrency, seconds: BOUND_S, shared: false, requests, noWarmup: true })
-      const { perRequest, allThreads, requests: answered } = await measure(mqtt.pid, job, warmup, requests)
-      device.mqtt = perRequest
-      console.log(`  device  MQTT       ${thousands(perRequest).padStart(9)} instructions/request   (all threads ${thousands(allThreads)}; ${answered} requests, behind Mosquitto)`)
+      const counted = await measure(mqtt.pid, job, warmup, requests)
+      device.mqtt = counted.perRequest
+      report('device', 'MQTT', counted, ', behind Mosquitto')
     } finally {
       await mqtt.stop()
     }
