@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import Fastify from 'fastify'
+import { disablePretenuring } from '../src/gc-tuning.js'
 import { POSITION } from './bench-devices.js'
 import { startFloorForwarder } from './bench-floor.js'
 import { POSITION_PATH, startBenchGateway, urlOf } from './bench-gateway.js'
@@ -85,6 +86,7 @@ async function serve(name: TargetName, slowDevice: boolean): Promise<Served> {
 }
 
 if (process.argv[2] === '--target-child') {
+  disablePretenuring() // as serve() does
   process.once('message', ({ name, slowDevice }: { name: TargetName; slowDevice: boolean }) => {
     void serve(name, slowDevice).then((served) => {
       process.send!(served.ready)

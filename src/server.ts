@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
+import { disablePretenuring } from './gc-tuning.js'
 import { serverLogger } from './http/server-logger.js'
 import { probeNats } from './link/bus/create-device-bus.js'
 import { openStorage, type Storage } from './storage/storage.js'
@@ -26,6 +27,7 @@ export async function openConfiguredStorage(config: Config): Promise<Storage> {
 
 /** `fleetgate serve`: load config → open storage → build app → listen → close gracefully. */
 export async function serve(env: Env = process.env): Promise<FastifyInstance> {
+  disablePretenuring()
   loadDotEnv(env)
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
