@@ -29,6 +29,8 @@ export interface LoadResult {
   max: number
   /** Answers other than 2xx (HTTP) or malformed answers. */
   bad: number
+  /** The open loop's non-2xx answers by HTTP status. */
+  badStatuses?: Record<string, number>
   errors: number
 }
 
@@ -100,6 +102,7 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
   let opened = 0
   let finished = 0
   let bad = 0
+  const badStatuses: Record<string, number> = {}
   let errors = 0
   let done!: () => void
   const allDone = new Promise<void>((resolve) => (done = resolve))
@@ -142,7 +145,11 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
       if (data.length < end + 4 + length) return void (this.buffered = data)
       this.buffered = undefined
       latencies.add(performance.now() - this.due)
-      if (headers.charCodeAt(9) !== 0x32) bad++
+      if (headers.charCodeAt(9) !== 0x32) {
+        bad++
+        const status = headers.slice(9, 12)
+        badStatuses[status] = (badStatuses[status] ?? 0) + 1
+      }
       this.due = 0
       settle()
       const next = backlog.shift()
@@ -174,7 +181,7 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
   await allDone
   clearTimeout(giveUp)
   errors += total - finished
-  return latencies.summary(job.seconds, bad, errors)
+  return { ...latencies.summary(job.seconds, bad, errors), badStatuses }
 }
 
 /** Closed loop over any request/response transport: `concurrency` requests always in flight. */

@@ -9,7 +9,7 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import Fastify from 'fastify'
-import { disablePretenuring } from '../src/gc-tuning.js'
+import { disablePretenuring, SERVER_NODE_FLAGS } from '../src/gc-tuning.js'
 import { POSITION } from './bench-devices.js'
 import { startFloorForwarder } from './bench-floor.js'
 import { POSITION_PATH, startBenchGateway, urlOf } from './bench-gateway.js'
@@ -39,7 +39,9 @@ const HERE = fileURLToPath(import.meta.url)
 export async function startTarget(name: TargetName, wrapper: string[] = [], slowDevice = false): Promise<Target> {
   const child = fork(HERE, ['--target-child'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    ...(wrapper.length > 0 && { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath] }),
+    // Every server (bare, floor, fleetgate) runs with the flags `fleetgate serve` is started with.
+    execArgv: [...SERVER_NODE_FLAGS],
+    ...(wrapper.length > 0 && { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath, ...SERVER_NODE_FLAGS] }),
   })
   child.send({ name, slowDevice })
   const [ready] = (await once(child, 'message')) as [{ url: string; path: string; headers: Record<string, string> }]

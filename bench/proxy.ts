@@ -73,7 +73,11 @@ interface Measured extends LoadResult {
 const row = (name: string, r: Measured) =>
   `${name.padEnd(28)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max
     .toFixed(1)
-    .padStart(6)} ms   CPU/req ${r.serverCpu.toFixed(0).padStart(3)} + ${r.deviceCpu.toFixed(0).padStart(3)} µs   bad ${r.bad}   errors ${r.errors}`
+    .padStart(6)} ms   CPU/req ${r.serverCpu.toFixed(0).padStart(3)} + ${r.deviceCpu.toFixed(0).padStart(3)} µs   bad ${r.bad}${statusCounts(r)}   errors ${r.errors}`
+
+/** `(503×102)`: the open loop's non-2xx answers by status. A 503 is the contract's limit of 64 requests in flight per device. */
+const statusCounts = (r: Measured) =>
+  r.badStatuses && r.bad > 0 ? ` (${Object.entries(r.badStatuses).map(([status, n]) => `${status}×${n}`).join(', ')})` : ''
 
 export default async function proxy(args: string[]): Promise<void> {
   const seconds = option(args, 'duration', 10)
@@ -174,6 +178,11 @@ export default async function proxy(args: string[]): Promise<void> {
           `p99 bare ${med('bare', 'p99')} forwarded ${med('forwarded', 'p99')} MQTT ${med('mqtt', 'p99')} NATS ${med('nats', 'p99')} ms`,
       )
     }
+    const cpu = (c: Contender) => median(results[c].map((r) => r.serverCpu))
+    console.log(
+      `server CPU per request (medians): bare ${cpu('bare').toFixed(1)}, floor ${cpu('floor').toFixed(1)}, forwarded ${cpu('forwarded').toFixed(1)} µs: ` +
+        `the link's parts (floor − bare) ${(cpu('floor') - cpu('bare')).toFixed(1)} µs, fleetgate's own work (forwarded − floor) ${(cpu('forwarded') - cpu('floor')).toFixed(1)} µs`,
+    )
     const ratio = median(results.forwarded.map((r, i) => r.rps / results.bare[i]!.rps))
     const vsMqtt = median(results.forwarded.map((r, i) => r.rps / results.mqtt[i]!.rps))
     const p99 = median(results.forwarded.map((r, i) => r.p99 / results.bare[i]!.p99))
@@ -188,6 +197,9 @@ export default async function proxy(args: string[]): Promise<void> {
     const openForwarded = await openLoop('forwarded')
     console.log(`  ${row(LABELS.forwarded, openForwarded)}`)
     console.log(`  target: forwarded p99 ${openForwarded.p99} ms (≤ 20) ${openForwarded.p99 <= 20 ? 'OK' : 'ABOVE'}`)
+    if (openForwarded.badStatuses?.['503']) {
+      console.log(`  503 answers: the device had its 64 requests in flight (contract §4) while the server fell behind; they count in the latencies`)
+    }
   } finally {
     await Promise.all(devices.map((d) => d.stop()))
     await Promise.all([gateway.stop(), bare.stop(), floor.stop()])

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-memory-reducer
 import { ConfigError } from '../config/config-error.js'
 import { serve } from '../server.js'
 

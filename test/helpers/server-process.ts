@@ -18,10 +18,18 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Runs `fleetgate <args>` as a child process with exactly `env` (plus PATH). */
-export function runCli(args: string[], env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; out: () => string; err: () => string } {
+/**
+ * Runs `fleetgate <args>` as a child process with exactly `env` (plus PATH): as `node <cli>`, or
+ * with `asCommand` as the installed command runs, the file itself through its shebang.
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  asCommand = false,
+): { child: ChildProcess; exited: Promise<number | null>; out: () => string; err: () => string } {
   assertBuilt()
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [command, commandArgs] = asCommand ? [CLI, args] : [process.execPath, [CLI, ...args]]
+  const child = spawn(command, commandArgs, {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -34,8 +42,8 @@ export function runCli(args: string[], env: Record<string, string>): { child: Ch
 }
 
 /** Starts `fleetgate serve` on an ephemeral port and waits for its listening line. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const run = runCli(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env })
+export async function startServerProcess(env: Record<string, string>, asCommand = false): Promise<ServerProcess> {
+  const run = runCli(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env }, asCommand)
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())
