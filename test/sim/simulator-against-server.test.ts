@@ -150,11 +150,21 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
     expect(Object.keys(detail.latest_telemetry).length).toBeGreaterThan(0)
   })
 
-  it('reconnects every machine after a server restart, within the back-off', async () => {
-    const reregistered = sim.machines.map((m) => once(m.agent, 'registered'))
+  it('reconnects every machine after a server restart, within the back-off', async (context) => {
+    // Under the full suite this test has hung past its time-out (2 of 5 runs on 2026-11-25), with
+    // no PostgreSQL query waiting: should it fail, the trail says which step never finished.
+    const started = Date.now()
+    const trail: string[] = []
+    const step = (what: string) => trail.push(`+${Date.now() - started} ms ${what}`)
+    context.onTestFailed(() => console.error(`restart test (${dialect}) trail:\n${trail.join('\n')}`))
+    for (const m of sim.machines) m.agent.on('disconnected', (e: { code: number }) => step(`${m.deviceId} disconnected (${e.code}), state ${m.agent.state}`))
+    const reregistered = sim.machines.map((m) => once(m.agent, 'registered').then(() => step(`${m.deviceId} registered`)))
     await t.app.close()
+    step('old server closed')
     t = await startTestApp(dialect, env, { database })
+    step('new server built')
     await t.app.listen({ port, host: '127.0.0.1' })
+    step('listening')
     admin = await loginAs(t.app, 'admin', 'admin')
     await Promise.all(reregistered)
     const { body } = await api('GET', '/api/v1/devices')
