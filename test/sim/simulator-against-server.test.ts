@@ -151,7 +151,7 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
   })
 
   it('reconnects every machine after a server restart, within the back-off', async (context) => {
-    // Under the full suite this test has hung past its time-out (2 of 5 runs on 2026-11-25), with
+    // Under the full suite this test has hung past its time-out (2 of 4 runs on 2026-11-25), with
     // no PostgreSQL query waiting: should it fail, the trail says which step never finished.
     const started = Date.now()
     const trail: string[] = []
