@@ -40,8 +40,8 @@ export async function startTarget(name: TargetName, wrapper: string[] = [], slow
   const child = fork(HERE, ['--target-child'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // Every server (bare, floor, fleetgate) runs with the flags `fleetgate serve` is started with.
-    execArgv: [...SERVER_NODE_FLAGS],
-    ...(wrapper.length > 0 && { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath, ...SERVER_NODE_FLAGS] }),
+    execPath: wrapper[0] ?? process.execPath,
+    execArgv: [...(wrapper.length > 0 ? [...wrapper.slice(1), process.execPath] : []), ...SERVER_NODE_FLAGS],
   })
   child.send({ name, slowDevice })
   const [ready] = (await once(child, 'message')) as [{ url: string; path: string; headers: Record<string, string> }]

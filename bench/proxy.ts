@@ -24,6 +24,7 @@ import { startDevice, type DeviceProcess } from './bench-devices.js'
 import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 import { startTarget } from './bench-targets.js'
+import { MAX_IN_FLIGHT } from '../src/link/link-options.js'
 import { option } from './bench-options.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
@@ -75,7 +76,7 @@ const row = (name: string, r: Measured) =>
     .toFixed(1)
     .padStart(6)} ms   CPU/req ${r.serverCpu.toFixed(0).padStart(3)} + ${r.deviceCpu.toFixed(0).padStart(3)} µs   bad ${r.bad}${statusCounts(r)}   errors ${r.errors}`
 
-/** `(503×102)`: the open loop's non-2xx answers by status. A 503 is the contract's limit of 64 requests in flight per device. */
+/** `(503×102)`: the open loop's non-2xx answers by status. A 503 is the contract's limit of requests in flight per device. */
 const statusCounts = (r: Measured) =>
   r.badStatuses && r.bad > 0 ? ` (${Object.entries(r.badStatuses).map(([status, n]) => `${status}×${n}`).join(', ')})` : ''
 
@@ -198,7 +199,7 @@ export default async function proxy(args: string[]): Promise<void> {
     console.log(`  ${row(LABELS.forwarded, openForwarded)}`)
     console.log(`  target: forwarded p99 ${openForwarded.p99} ms (≤ 20) ${openForwarded.p99 <= 20 ? 'OK' : 'ABOVE'}`)
     if (openForwarded.badStatuses?.['503']) {
-      console.log(`  503 answers: the device had its 64 requests in flight (contract §4) while the server fell behind; they count in the latencies`)
+      console.log(`  503 answers: the device had its ${MAX_IN_FLIGHT} requests in flight (contract §4) while the server fell behind; they count in the latencies`)
     }
   } finally {
     await Promise.all(devices.map((d) => d.stop()))
