@@ -60,19 +60,6 @@ export const unauthorized = (message = 'Authentication required') => new AppErro
 export const forbidden = (message = 'Forbidden') => new AppError('forbidden', message)
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('conflict', message, extra)
 
-/** Error codes mapped to WebSocket close codes for the device link, and to CLI exit codes. */
-export const CLOSE_CODES = {
-  normal: 1000,
-  restarting: 1012,
-  too_big: 1009,
-  internal: 1011,
-  try_again: 1013,
-  bad_frame: 4400,
-  unauthorized: 4401,
-  register_timeout: 4408,
-  replaced: 4409,
-} as const
-
 export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   return { success: false as const, error: code, message, ...extra }
 }

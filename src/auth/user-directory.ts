@@ -1,5 +1,5 @@
 import type { Config, ConfiguredUser, Role } from '../config/config.js'
-import { sameDigest, sha256 } from '../protocol/same-secret.js'
+import { sameDigest, sha256 } from './secrets.js'
 import { nowSeconds, type Db } from '../storage/storage.js'
 
 /** A gateway user as the API shows it. */

@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import path from 'node:path'
-import { isPlainObject } from '../protocol/is-plain-object.js'
+import { isPlainObject } from '../lib/is-plain-object.js'
 import { ConfigError } from './config-error.js'
 import { readEnv } from './env-schema.js'
 

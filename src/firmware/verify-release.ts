@@ -1,7 +1,7 @@
 import { createHash, type KeyObject } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
-import { isPlainObject } from '../protocol/is-plain-object.js'
+import { isPlainObject } from '../lib/is-plain-object.js'
 import { crc32Hex } from './crc32.js'
 import { findTlv } from './find-tlv.js'
 import { releaseVersionPrefix } from './image-version.js'

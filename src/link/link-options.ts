@@ -28,13 +28,3 @@ export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
   claimTimeoutMs: 5_000,
   fenceCheckMs: 10_000,
 }
-
-/** Contract §4: a frame before registration over this closes the link with 1009. */
-export const MAX_UNREGISTERED_FRAME_BYTES = 64 * 1024
-/** Contract §4: a heartbeat whose `status` is over this much JSON closes the link with 4400. */
-export const MAX_STATUS_BYTES = 64 * 1024
-/** WebSocket close code "try again later": too many sockets wait for registration. */
-export const CLOSE_TRY_AGAIN_LATER = 1013
-
-/** At most this many requests in flight per device (contract §4); beyond, 503 without forwarding. */
-export const MAX_IN_FLIGHT = 64

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import WebSocket, { type RawData } from 'ws'
-import { CLOSE_CODES } from '../errors.js'
+import { CLOSE_CODES } from '../protocol/close-codes.js'
+import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import { parseDeviceFrame, type RegisterFrame } from '../protocol/frames.js'
 import type { DeviceBus } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
-import { CLOSE_TRY_AGAIN_LATER, MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES, type DeviceLinkOptions } from './link-options.js'
+import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
 import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
@@ -55,7 +56,7 @@ export class LinkServer {
     const remoteAddress = wire.remoteAddress ?? ''
     const { writer, metrics, options } = this.deps
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
-    if (this.unregistered.size >= options.maxAwaitingRegister) return socket.close(CLOSE_TRY_AGAIN_LATER, 'too many links awaiting registration; try again later')
+    if (this.unregistered.size >= options.maxAwaitingRegister) return socket.close(CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
     let phase: Phase = 'waiting'
     let link: DeviceLink | undefined
     const fullPayloadLimit = limitPayload(socket, MAX_UNREGISTERED_FRAME_BYTES)

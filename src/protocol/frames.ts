@@ -1,15 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ID_PATTERN } from './ids.js'
-import { isPlainObject } from './is-plain-object.js'
+import { isPlainObject } from '../lib/is-plain-object.js'
 
 /**
  * The device-link protocol (contract §4): the single definition of every frame, shared by the
  * gateway and the device agent. One JSON object per WebSocket text frame.
  */
-
-/** Largest frame a device may send (contract §4); the gateway closes the link with 1009 beyond. */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024
 
 export const DEVICE_LINK_PATH = '/api/v1/device-link'
 

@@ -9,5 +9,3 @@ export const isIdentifier = (value: unknown): value is string => typeof value ==
 /** TypeBox schema for an identifier (use in params and bodies). */
 export const Id = (description = 'Identifier: 1–64 of A–Z a–z 0–9 . _ : -') =>
   Type.String({ pattern: ID_PATTERN, minLength: 1, maxLength: 64, description })
-
-export const Camera = Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'Camera: up or down' })

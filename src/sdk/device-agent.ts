@@ -7,7 +7,6 @@ import { Backoff, type BackoffOptions } from './backoff.js'
 import { deviceLinkUrl } from './device-link-url.js'
 import {
   FrameError,
-  MAX_FRAME_BYTES,
   parseGatewayFrame,
   RegisterFrame,
   type DeviceFrame,
@@ -18,10 +17,9 @@ import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
 import { sendBatched } from '../protocol/batched-send.js'
 import { responseFrameText } from '../protocol/frame-text.js'
+import { FATAL_CLOSE_CODES, type FatalReason } from '../protocol/close-codes.js'
+import { MAX_FRAME_BYTES } from '../protocol/limits.js'
 
-/** Close codes the gateway uses that mean "do not come back" (contract §4). */
-export const FATAL_CLOSE_CODES = { 4401: 'unauthorized', 4409: 'replaced' } as const
-export type FatalReason = (typeof FATAL_CLOSE_CODES)[keyof typeof FATAL_CLOSE_CODES]
 
 export type StatusProvider = () => Record<string, unknown> | Promise<Record<string, unknown>>
 export type AgentLog = (level: 'info' | 'warn' | 'error', message: string) => void

@@ -1,15 +1,15 @@
 export * from '../protocol/frames.js'
+export * from '../protocol/close-codes.js'
+export * from '../protocol/limits.js'
 export { RouteTable, RouteError, ok, created, type RouteHandler, type RouteRequest, type RouteResult, type RouteMatch } from './route-table.js'
 export {
   DeviceAgent,
   DeviceAgentError,
-  FATAL_CLOSE_CODES,
   type AgentLog,
   type AgentState,
   type DeviceAgentEvents,
   type DeviceAgentOptions,
   type DisconnectInfo,
-  type FatalReason,
   type StatusProvider,
   type StopReason,
 } from './device-agent.js'

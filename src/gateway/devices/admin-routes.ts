@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { CLOSE_CODES, notFound } from '../../errors.js'
+import { notFound } from '../../errors.js'
+import { CLOSE_CODES } from '../../protocol/close-codes.js'
 import { listAudit, writeAudit } from '../../storage/audit-repository.js'
 import type { GatewayContext } from '../gateway-context.js'
 import { bindingEvent } from '../../events/binding-event.js'

@@ -1,6 +1,6 @@
 import type { DeviceLink, LinkIdentity } from '../../link/device-link.js'
-import { hashDeviceKey, verifyDeviceKey } from '../../link/key-hash.js'
-import { sameSecret } from '../../protocol/same-secret.js'
+import { hashDeviceKey, verifyDeviceKey } from '../../auth/device-key-hash.js'
+import { sameSecret } from '../../auth/secrets.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'

@@ -2,15 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { badRequest } from '../../errors.js'
-import { Camera, Id } from '../../protocol/ids.js'
+import { Id } from '../../protocol/ids.js'
 import type { DeviceAnswer } from '../../link/bus/device-bus.js'
 import type { RequestQuery } from '../../protocol/frames.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
-import { isPlainObject } from '../../protocol/is-plain-object.js'
+import { isPlainObject } from '../../lib/is-plain-object.js'
 import { assertFinalStatus, badDeviceResponse, deviceError } from './device-answers.js'
 import { FORWARDED_ENDPOINTS, type AnswerShape, type ForwardedEndpoint } from './forwarded-endpoints.js'
 
 const DEVICE_PREFIX = '/api/v1/devices/:device_id'
+
+const Camera = Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'Camera: up or down' })
 
 const PATH_PARAMS: Record<string, TSchema> = {
   oid: Id('Order id'),

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { findDevice } from '../devices/device-store.js'
 import type { DeviceRow } from '../devices/device-record.js'
-import { sameDigest, sameSecret, sha256 } from '../../protocol/same-secret.js'
+import { sameDigest, sameSecret, sha256 } from '../../auth/secrets.js'
 
 export const DEVICE_TOKEN_HEADER = 'x-device-token'
 export const CONSOLE_TOKEN_HEADER = 'x-console-token'

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { sha256 } from '../../protocol/same-secret.js'
+import { sha256 } from '../../auth/secrets.js'
 
 /**
  * A device token: 192 random bits, shown once at issue. Only its SHA-256 is stored; a fast

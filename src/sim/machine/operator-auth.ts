@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { sameSecret } from '../../protocol/same-secret.js'
+import { sameSecret } from '../../auth/secrets.js'
 import { ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
 import { parseBody } from './validate-body.js'
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { sameDigest } from '../protocol/same-secret.js'
+import { sameDigest } from './secrets.js'
 
 /**
  * Device keys are stored as `sha256$<salt>$<digest>` with a random 16-byte salt per device.
