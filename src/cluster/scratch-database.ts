@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
+import { runAdminStatement } from '../storage/storage.js'
 
 export interface ScratchDatabase {
   /** postgres:// URL of the new database. */
@@ -15,19 +15,8 @@ export interface ScratchDatabase {
  */
 export async function createScratchDatabase(serverUrl: string, prefix: string): Promise<ScratchDatabase> {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid database name ${name}`)
-  await admin(serverUrl, `create database ${name}`)
+  await runAdminStatement(serverUrl, name, (db) => `create database ${db}`)
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  return { url: url.toString(), name, drop: () => admin(serverUrl, `drop database if exists ${name} with (force)`) }
-}
-
-async function admin(serverUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
+  return { url: url.toString(), name, drop: () => runAdminStatement(serverUrl, name, (db) => `drop database if exists ${db} with (force)`) }
 }

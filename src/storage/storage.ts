@@ -173,28 +173,24 @@ async function withAdvisoryLock<T>(db: Kysely<Database>, name: string, fn: () =>
   })
 }
 
-async function createSchema(url: string, schema: string): Promise<void> {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StorageError(`invalid schema name ${schema}`)
+const PG_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** Runs one administrative statement on its own short connection; `name` (a schema or database) is checked before it is spliced in. */
+export async function runAdminStatement(url: string, name: string, statement: (name: string) => string): Promise<void> {
+  if (!PG_NAME.test(name)) throw new StorageError(`invalid name ${name}`)
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
   await client.connect()
   try {
-    await client.query(`create schema if not exists ${schema}`)
+    await client.query(statement(name))
   } finally {
     await client.end()
   }
 }
 
+const createSchema = (url: string, schema: string) => runAdminStatement(url, schema, (name) => `create schema if not exists ${name}`)
+
 /** Drops a schema made for tests (PostgreSQL only). */
-export async function dropSchema(url: string, schema: string): Promise<void> {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StorageError(`invalid schema name ${schema}`)
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
-  await client.connect()
-  try {
-    await client.query(`drop schema if exists ${schema} cascade`)
-  } finally {
-    await client.end()
-  }
-}
+export const dropSchema = (url: string, schema: string) => runAdminStatement(url, schema, (name) => `drop schema if exists ${name} cascade`)
 
 /** Seconds since epoch, fractional (gateway timestamps). */
 export const nowSeconds = () => Date.now() / 1000
