@@ -34,14 +34,12 @@ export class DeviceLink {
   lastStatus: Record<string, unknown> = {}
   messagesSent = 0
   messagesReceived = 0
-  /** Consecutive pings without a pong. */
-  missedPongs = 0
-  awaitingPong = false
-  /** The link server finished its bookkeeping for this closed link. */
-  unlinked = false
   private pending: Map<string, Pending> | undefined
   private readonly ids = new RequestIds()
   private closed = false
+  /** Consecutive pings without a pong. */
+  private missedPongs = 0
+  private awaitingPong = false
 
   constructor(
     readonly identity: LinkIdentity,
@@ -124,9 +122,20 @@ export class DeviceLink {
     this.socket.terminate()
   }
 
-  ping(): void {
+  /**
+   * One period of the ping watch: pings the device, or terminates the link when the last two
+   * pings went unanswered.
+   */
+  pingOrGiveUp(): void {
+    if (this.awaitingPong && ++this.missedPongs >= 2) return this.terminate()
     this.awaitingPong = true
     this.socket.ping()
+  }
+
+  /** The device answered a ping. */
+  pong(): void {
+    this.awaitingPong = false
+    this.missedPongs = 0
   }
 
   isAlive(aliveMs: number, now = Date.now()): boolean {

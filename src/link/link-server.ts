@@ -38,6 +38,8 @@ export class LinkServer {
   private readonly registering = new Map<string, number>()
   /** Highest fencing generation seen per device id while a link of it registers here. */
   private readonly highest = new Map<string, number>()
+  /** Closed links whose bookkeeping is done (their socket closing and a takeover both end here). */
+  private readonly unlinked = new WeakSet<DeviceLink>()
   private closing = false
   private fenceTimer: NodeJS.Timeout | undefined
 
@@ -124,11 +126,7 @@ export class LinkServer {
       }
       handle(text)
     })
-    socket.on('pong', () => {
-      if (!link) return
-      link.awaitingPong = false
-      link.missedPongs = 0
-    })
+    socket.on('pong', () => link?.pong())
     socket.on('close', (code: number) => {
       phase = 'closed'
       clearTimeout(timer)
@@ -275,8 +273,8 @@ export class LinkServer {
 
   private unlink(link: DeviceLink): void {
     const { registry, writer, log } = this.deps
-    if (link.unlinked) return
-    link.unlinked = true
+    if (this.unlinked.has(link)) return
+    this.unlinked.add(link)
     link.markClosed()
     if (registry.remove(link)) {
       void this.releaseIfUnused(link.deviceId)
