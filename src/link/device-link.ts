@@ -26,7 +26,7 @@ export interface LinkIdentity {
 
 /**
  * One registered device connection: sends requests and matches the answers that come back
- * on this same socket, counts frames, and remembers the latest heartbeat.
+ * on this same socket, counts frames, remembers the latest heartbeat and watches its pings.
  */
 export class DeviceLink {
   lastFrameAt = Date.now()
@@ -117,11 +117,6 @@ export class DeviceLink {
     }
   }
 
-  terminate(): void {
-    this.markClosed()
-    this.socket.terminate()
-  }
-
   /**
    * One period of the ping watch: pings the device, or terminates the link when the last two
    * pings went unanswered.
@@ -155,6 +150,12 @@ export class DeviceLink {
       messages_received: this.messagesReceived,
       alive: this.isAlive(aliveMs),
     }
+  }
+
+  /** Drops the connection without a close handshake; pending requests fail at once. */
+  private terminate(): void {
+    this.markClosed()
+    this.socket.terminate()
   }
 
   /** Removes a pending request; false when it was already settled. */

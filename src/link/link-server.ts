@@ -65,7 +65,7 @@ export class LinkServer {
     }
   }
 
-  /** Takes a freshly upgraded socket through registration and serves it until it closes. */
+  /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit) and gives it a session. */
   accept(socket: WebSocket, wire: Socket): void {
     if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
     if (this.awaiting.size >= this.deps.options.maxAwaitingRegister) return socket.close(CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
