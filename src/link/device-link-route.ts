@@ -10,7 +10,7 @@ export const deviceLinkRoute: FastifyPluginAsync<{ server: LinkServer }> = async
   await app.register(websocket, {
     // ws closes the link with 1009 on a larger frame.
     options: { maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
-    // Socket errors are followed by a close event, which the link server handles; the default
+    // Socket errors are followed by a close event, which the link session handles; the default
     // handler would terminate the socket before a 1009 close frame got out.
     errorHandler: (error, _socket, request) => request.log.debug({ err: error }, 'device link socket error'),
     preClose: async () => {

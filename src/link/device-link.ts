@@ -26,7 +26,7 @@ export interface LinkIdentity {
 
 /**
  * One registered device connection: sends requests and matches the answers that come back
- * on this same socket, counts frames, and remembers the latest heartbeat.
+ * on this same socket, counts frames, remembers the latest heartbeat and watches its pings.
  */
 export class DeviceLink {
   lastFrameAt = Date.now()
@@ -34,14 +34,12 @@ export class DeviceLink {
   lastStatus: Record<string, unknown> = {}
   messagesSent = 0
   messagesReceived = 0
-  /** Consecutive pings without a pong. */
-  missedPongs = 0
-  awaitingPong = false
-  /** The link server finished its bookkeeping for this closed link. */
-  unlinked = false
   private pending: Map<string, Pending> | undefined
   private readonly ids = new RequestIds()
   private closed = false
+  /** Consecutive pings without a pong. */
+  private missedPongs = 0
+  private awaitingPong = false
 
   constructor(
     readonly identity: LinkIdentity,
@@ -119,14 +117,20 @@ export class DeviceLink {
     }
   }
 
-  terminate(): void {
-    this.markClosed()
-    this.socket.terminate()
-  }
-
-  ping(): void {
+  /**
+   * One period of the ping watch: pings the device, or terminates the link when the last two
+   * pings went unanswered.
+   */
+  pingOrGiveUp(): void {
+    if (this.awaitingPong && ++this.missedPongs >= 2) return this.terminate()
     this.awaitingPong = true
     this.socket.ping()
+  }
+
+  /** The device answered a ping. */
+  pong(): void {
+    this.awaitingPong = false
+    this.missedPongs = 0
   }
 
   isAlive(aliveMs: number, now = Date.now()): boolean {
@@ -146,6 +150,12 @@ export class DeviceLink {
       messages_received: this.messagesReceived,
       alive: this.isAlive(aliveMs),
     }
+  }
+
+  /** Drops the connection without a close handshake; pending requests fail at once. */
+  private terminate(): void {
+    this.markClosed()
+    this.socket.terminate()
   }
 
   /** Removes a pending request; false when it was already settled. */

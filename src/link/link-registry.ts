@@ -43,13 +43,7 @@ export class LinkRegistry {
    */
   startPinging(intervalMs: number): void {
     this.pinger = setInterval(() => {
-      for (const link of this.links.values()) {
-        if (link.awaitingPong && ++link.missedPongs >= 2) {
-          link.terminate()
-          continue
-        }
-        link.ping()
-      }
+      for (const link of this.links.values()) link.pingOrGiveUp()
     }, intervalMs)
     this.pinger.unref()
   }

@@ -1,0 +1,200 @@
+import type { Socket } from 'node:net'
+import WebSocket, { type RawData } from 'ws'
+import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
+import { parseDeviceFrame, type DeviceFrame, type RegisterFrame } from '../protocol/frames.js'
+import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
+import type { DeviceLink } from './device-link.js'
+import type { LinkObserver } from './link-observer.js'
+import type { StatusWriter } from './status-writer.js'
+
+/**
+ * Where a socket is in the device link (contract §4):
+ * - `awaiting_register`: upgraded; the first frame must be `register`, within the time limit.
+ * - `registering`: the register frame is being decided; later frames wait, in order.
+ * - `registered`: the link is in the registry; frames are dispatched to it.
+ * - `closed`: the server closed the socket or the socket closed; frames are ignored.
+ */
+export type LinkSessionState = 'awaiting_register' | 'registering' | 'registered' | 'closed'
+
+/** Why a registration was refused: the close the socket gets. */
+export interface Refusal {
+  code: CloseCode
+  reason: string
+}
+
+/** The outcome of a registration; undefined when the socket closed before it was decided. */
+export type Registration = { ok: true; link: DeviceLink } | { ok: false; refusal: Refusal }
+
+/** What a session needs of the link server. */
+export interface LinkSessionHost {
+  readonly registerTimeoutMs: number
+  readonly writer: Pick<StatusWriter, 'mark'>
+  readonly events?: LinkObserver
+  /** Registers the device under a fencing generation; resolves once the server's bookkeeping is done. */
+  register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<Registration | undefined>
+  /** The session no longer awaits registration (its registration was decided, or its socket closed). */
+  stoppedAwaiting(session: LinkSession): void
+  /** The socket closed with `code`. */
+  socketClosed(session: LinkSession, code: number): void
+  /** Finishes the server's bookkeeping for a closed link (once per link, whoever asks first). */
+  unlink(link: DeviceLink): void
+}
+
+/** One upgraded socket of the device link, from its register frame until it closes. */
+export class LinkSession {
+  private current: LinkSessionState = 'awaiting_register'
+  /** Set once registered; kept after the close so the link can be unlinked. */
+  private link: DeviceLink | undefined
+  /** Frames that arrived while registering, handled once registered. */
+  private readonly queued: string[] = []
+  private readonly registerTimer: NodeJS.Timeout
+  private readonly fullPayloadLimit: number | undefined
+  private readonly remoteAddress: string
+
+  constructor(
+    readonly socket: WebSocket,
+    private readonly wire: Socket,
+    private readonly host: LinkSessionHost,
+  ) {
+    this.remoteAddress = wire.remoteAddress ?? ''
+    this.fullPayloadLimit = limitPayload(socket, MAX_UNREGISTERED_FRAME_BYTES)
+    this.registerTimer = setTimeout(() => {
+      if (this.current === 'awaiting_register') this.close(CLOSE_CODES.register_timeout, 'no register frame within the time limit')
+    }, host.registerTimeoutMs)
+    socket.on('message', (data: RawData, isBinary: boolean) => this.onMessage(data, isBinary))
+    socket.on('pong', () => this.link?.pong())
+    socket.on('close', (code: number) => this.onSocketClosed(code))
+    // Errors (oversized frame → 1009, protocol errors) are followed by 'close'; nothing else to do.
+    socket.on('error', () => undefined)
+  }
+
+  get state(): LinkSessionState {
+    return this.current
+  }
+
+  /** Closes the socket with `code`; whatever the device still sends is ignored. */
+  close(code: CloseCode, reason: string): void {
+    this.enterClosed()
+    closeSocket(this.socket, code, reason)
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.current === 'closed') return
+    if (isBinary) return this.close(CLOSE_CODES.bad_frame, 'binary frames are not accepted; send JSON text')
+    if (this.current !== 'registered' && rawLength(data) > MAX_UNREGISTERED_FRAME_BYTES) {
+      return this.close(CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
+    }
+    const text = rawToText(data)
+    if (this.current === 'registering') {
+      // Frames sent right behind the register frame wait for its outcome; the socket stops reading meanwhile.
+      this.queued.push(text)
+      this.socket.pause()
+      return
+    }
+    this.handle(text)
+  }
+
+  private handle(text: string): void {
+    let frame: DeviceFrame
+    try {
+      frame = parseDeviceFrame(text)
+    } catch (err) {
+      return this.close(CLOSE_CODES.bad_frame, (err as Error).message)
+    }
+    if (this.current === 'awaiting_register') {
+      if (frame.type !== 'register') return this.close(CLOSE_CODES.bad_frame, 'the first frame must be register')
+      return this.startRegistering(frame)
+    }
+    this.dispatch(frame, this.link!)
+  }
+
+  private startRegistering(frame: RegisterFrame): void {
+    this.current = 'registering'
+    clearTimeout(this.registerTimer)
+    void this.host.register(this.socket, this.wire, frame, this.remoteAddress).then((registration) => this.finishRegistering(registration))
+  }
+
+  private finishRegistering(registration: Registration | undefined): void {
+    this.host.stoppedAwaiting(this)
+    if (!registration?.ok) {
+      if (registration) this.close(registration.refusal.code, registration.refusal.reason)
+      else this.enterClosed()
+      // The socket must read again to finish the close handshake.
+      this.socket.resume()
+      return
+    }
+    if (this.current === 'closed') return this.host.unlink(registration.link)
+    this.link = registration.link
+    this.current = 'registered'
+    limitPayload(this.socket, this.fullPayloadLimit)
+    this.socket.resume()
+    for (const text of this.queued.splice(0)) if (this.current === 'registered') this.handle(text)
+  }
+
+  /** A frame on the registered link. */
+  private dispatch(frame: DeviceFrame, link: DeviceLink): void {
+    switch (frame.type) {
+      case 'register':
+        return this.close(CLOSE_CODES.bad_frame, 'already registered')
+      case 'heartbeat':
+        if (Buffer.byteLength(JSON.stringify(frame.status)) > MAX_STATUS_BYTES) {
+          return this.close(CLOSE_CODES.bad_frame, `heartbeat status over ${MAX_STATUS_BYTES} bytes of JSON`)
+        }
+        link.receive(frame)
+        this.host.writer.mark(link)
+        break
+      case 'response':
+        link.receive(frame)
+        break
+      default:
+        // A device frame type without a case here does not compile.
+        return frame satisfies never
+    }
+    this.host.events?.frame(link, frame.type)
+  }
+
+  private onSocketClosed(code: number): void {
+    this.enterClosed()
+    this.host.socketClosed(this, code)
+    if (this.link) this.host.unlink(this.link)
+  }
+
+  private enterClosed(): void {
+    this.current = 'closed'
+    clearTimeout(this.registerTimer)
+  }
+}
+
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === WebSocket.CLOSED) return
+  try {
+    socket.close(code, reason.slice(0, 120))
+  } catch {
+    socket.terminate()
+  }
+}
+
+/**
+ * Sets ws's frame limit of this socket (its receiver's `_maxPayload`, which ws has no public
+ * setter for), so an unregistered socket cannot make the server buffer a 16 MiB frame: ws
+ * itself closes with 1009 past it. Returns the previous limit. The size check on 'message'
+ * stays as the rule's guarantee should ws rename the field.
+ */
+function limitPayload(socket: WebSocket, bytes: number | undefined): number | undefined {
+  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: unknown } })._receiver
+  if (!receiver || typeof receiver._maxPayload !== 'number' || bytes === undefined) return undefined
+  const previous = receiver._maxPayload
+  receiver._maxPayload = bytes
+  return previous
+}
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0)
+  return Buffer.isBuffer(data) ? data.length : data.byteLength
+}
+
+function rawToText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8')
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
+  return Buffer.from(data).toString('utf8')
+}
