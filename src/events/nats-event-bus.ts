@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { NatsConnection, Subscription } from 'nats'
+import { drainNats } from '../nats/connect-nats.js'
 import type { EventBus, EventListener } from './event-bus.js'
 import { isEventKind, type FleetEvent } from './fleet-event.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
@@ -48,11 +49,7 @@ export class NatsEventBus implements EventBus {
   async close(): Promise<void> {
     this.subscription.unsubscribe()
     await this.local.close()
-    if (this.nc.isClosed()) return
-    const drained = this.nc.drain().catch(() => undefined)
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
-    await Promise.race([drained, timeout])
-    if (!this.nc.isClosed()) await this.nc.close()
+    await drainNats(this.nc)
   }
 
   private decode(data: Uint8Array): FleetEvent | undefined {

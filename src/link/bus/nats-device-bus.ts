@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { ErrorCode, Events, type NatsConnection, type Subscription } from 'nats'
 import { AppError, type ErrorCode as AppErrorCode } from '../../errors.js'
+import { drainNats } from '../../nats/connect-nats.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { LinkHint, LiveState } from '../live-state.js'
 import type { BindingRemoval, BindingWatcher, DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
@@ -148,11 +149,7 @@ export class NatsDeviceBus implements DeviceBus {
     this.bindingSubscription.unsubscribe()
     this.rpc.close()
     this.local.setWatchersEnabled(false)
-    if (this.nc.isClosed()) return
-    const drained = this.nc.drain().catch(() => undefined)
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
-    await Promise.race([drained, timeout])
-    if (!this.nc.isClosed()) await this.nc.close()
+    await drainNats(this.nc)
   }
 
   private async answerRequest(deviceId: string, msg: RequestMessage): Promise<RequestReply> {
