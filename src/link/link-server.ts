@@ -5,7 +5,7 @@ import WebSocket, { type RawData } from 'ws'
 import { CLOSE_CODES } from '../protocol/close-codes.js'
 import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import { parseDeviceFrame, type RegisterFrame } from '../protocol/frames.js'
-import type { DeviceBus } from './bus/device-bus.js'
+import type { LinkOwnership } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
 import type { DeviceLinkOptions } from './link-options.js'
@@ -16,7 +16,7 @@ import type { LinkObserver } from './link-observer.js'
 
 export interface LinkServerDeps {
   store: LinkStore
-  bus: DeviceBus
+  bus: LinkOwnership
   registry: LinkRegistry
   writer: StatusWriter
   metrics: LinkMetrics
