@@ -3,7 +3,7 @@ import { notFound } from '../../errors.js'
 import { CLOSE_CODES } from '../../protocol/close-codes.js'
 import { listAudit, writeAudit } from '../../storage/audit-repository.js'
 import type { GatewayContext } from '../gateway-context.js'
-import { bindingEvent } from '../../events/binding-event.js'
+import { bindingEvent } from './binding-event.js'
 import { AuditList, AuditQuery, BindingDeleted, BindingList, BindingListQuery, BindingParams, DeviceForgotten, KeyReset } from './admin-schemas.js'
 import { DeviceParams } from './device-schemas.js'
 
