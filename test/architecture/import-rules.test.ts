@@ -149,6 +149,13 @@ describe('one home per concept', () => {
     expect(offending).toEqual([])
   })
 
+  it('NATS connections are opened only by nats/connect-nats.ts', () => {
+    const opening = sourceFiles(SRC)
+      .filter((full) => /import\s*\{[^}]*\bconnect\b[^}]*\}\s*from\s*'nats'/.test(readFileSync(full, 'utf8')))
+      .map((full) => path.relative(SRC, full).split(path.sep).join('/'))
+    expect(opening).toEqual(['nats/connect-nats.ts'])
+  })
+
   it('the link close codes are written as numbers only in protocol/close-codes.ts', () => {
     const literal = /(?<![\w.])(?:1009|1011|1012|1013|4400|4401|4408|4409)(?![\w.])/
     const offending = codeOfSrc()

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { eventSchema } from '../../events/event-envelope.js'
 import { Millis, Nullable, StringEnum } from '../platform-schemas.js'
 
