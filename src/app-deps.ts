@@ -6,6 +6,7 @@ import type { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
 import type { EventBus } from './events/event-bus.js'
 import type { EventOptions } from './events/event-options.js'
+import type { FleetEvent } from './fleet-event.js'
 import type { Metrics } from './http/metrics.js'
 import type { ReadinessCheck } from './http/ops-routes.js'
 import type { Storage } from './storage/storage.js'
@@ -29,6 +30,6 @@ export interface AppDeps {
   /** /readyz checks; a capability that depends on a service (NATS) adds its own. */
   readiness: ReadinessCheck[]
   /** State changes announced to the event streams (contract §11), across instances. */
-  events: EventBus
+  events: EventBus<FleetEvent>
   eventOptions: Required<EventOptions>
 }

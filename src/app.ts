@@ -15,6 +15,8 @@ import { createEventBus } from './events/create-event-bus.js'
 import type { EventBus } from './events/event-bus.js'
 import { EVENT_DEFAULTS, type EventOptions } from './events/event-options.js'
 import { eventsPlugin } from './events/events-plugin.js'
+import { EVENT_DATA_SCHEMAS, isFleetEvent, type FleetEvent } from './fleet-event.js'
+import { BindingRepository } from './gateway/devices/binding-repository.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import { requireConsole } from './platform/admin/console-auth.js'
@@ -51,7 +53,7 @@ export interface BuildOptions {
   /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
   events?: EventOptions
   /** The event bus to use instead of the configured one (tests publish on it directly). */
-  eventBus?: EventBus
+  eventBus?: EventBus<FleetEvent>
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
@@ -92,7 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     { prefix: '/api/admin/', check: requireConsole(deps) },
   ])
   installRequestMetrics(app, deps.metrics)
-  await installOpenApi(app)
+  await installOpenApi(app, { schemas: EVENT_DATA_SCHEMAS })
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) =>
@@ -109,7 +111,14 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   await app.register(gatewayPlugin, { deps, link: options.deviceLink })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
-  await app.register(eventsPlugin, { deps })
+  const bindings = new BindingRepository(storage.db)
+  await app.register(eventsPlugin, {
+    bus: deps.events,
+    options: deps.eventOptions,
+    registry: deps.metrics.registry,
+    userHook: deps.authenticator.userHook,
+    boundDevices: (username) => bindings.boundDeviceIds(username),
+  })
   await app.register(consoleRoutes, { dir: options.consoleDir })
   return app
 }
@@ -138,7 +147,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
-    events: options.eventBus ?? (await createEventBus(config.natsUrl, app.log)),
+    events: options.eventBus ?? (await createEventBus(config.natsUrl, app.log, isFleetEvent)),
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
   }
 }

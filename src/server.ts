@@ -5,7 +5,7 @@ import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
 import { disablePretenuring, missingServerFlags } from './gc-tuning.js'
 import { serverLogger } from './http/server-logger.js'
-import { probeNats } from './link/bus/create-device-bus.js'
+import { probeNats } from './nats/connect-nats.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
 const SHUTDOWN_GRACE_MS = 10_000

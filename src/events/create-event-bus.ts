@@ -1,24 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { connect } from 'nats'
-import { ConfigError } from '../config/config-error.js'
+import { connectNats } from '../nats/connect-nats.js'
 import type { EventBus } from './event-bus.js'
+import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
 import { NatsEventBus } from './nats-event-bus.js'
 
-/** The one place that picks the event bus: NATS when `NATS_URL` is set, else in-process. */
-export async function createEventBus(natsUrl: string | undefined, log: FastifyBaseLogger): Promise<EventBus> {
-  if (!natsUrl) return new InProcessEventBus()
-  try {
-    const nc = await connect({
-      servers: natsUrl.split(',').map((s) => s.trim()),
-      name: 'fleetgate-events',
-      noEcho: true,
-      timeout: 5000,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 1000,
-    })
-    return new NatsEventBus(nc, log)
-  } catch (err) {
-    throw new ConfigError('NATS_URL', `NATS unreachable: ${(err as Error).message}`)
-  }
+/**
+ * The one place that picks the event bus: NATS when `NATS_URL` is set, else in-process.
+ * `isEvent` tells the events of the app (`src/fleet-event.ts`) from anything else on the subject.
+ */
+export async function createEventBus<E extends EventEnvelope>(
+  natsUrl: string | undefined,
+  log: FastifyBaseLogger,
+  isEvent: (value: unknown) => value is E,
+): Promise<EventBus<E>> {
+  if (!natsUrl) return new InProcessEventBus<E>()
+  return new NatsEventBus(await connectNats(natsUrl, 'fleetgate-events', { noEcho: true }), log, isEvent)
 }

@@ -1,15 +1,20 @@
-import type { FleetEvent } from './fleet-event.js'
+import type { EventEnvelope } from './event-envelope.js'
 
-export type EventListener = (event: FleetEvent) => void
+export type EventListener<E> = (event: E) => void
+
+/** What a feature that raises events needs: typed by the events it raises. */
+export interface EventPublisher<E> {
+  /** Announces an event; never throws and never waits (delivery is best effort). */
+  publish(event: E): void
+}
 
 /**
  * Where state changes are announced and streams listen. One implementation per deployment:
  * in-process (one instance) or NATS (an event raised on any instance reaches every instance).
+ * The bus knows nothing of the kinds it carries: the app gives it their union.
  */
-export interface EventBus {
-  /** Announces an event; never throws and never waits (delivery is best effort). */
-  publish(event: FleetEvent): void
+export interface EventBus<E = EventEnvelope> extends EventPublisher<E> {
   /** Calls `listener` for every event published on any instance; returns the unsubscribe. */
-  subscribe(listener: EventListener): () => void
+  subscribe(listener: EventListener<E>): () => void
   close(): Promise<void>
 }

@@ -3,6 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import type { AuthUser } from '../auth/user-directory.js'
 import { AppError } from '../errors.js'
 import type { EventBus } from './event-bus.js'
+import type { StreamedEvent } from './event-envelope.js'
 import { STREAM_LIMIT_RETRY_S, type EventOptions } from './event-options.js'
 import { EventStream, type EndReason } from './event-stream.js'
 
@@ -30,7 +31,7 @@ export class EventHub {
   private closing = false
 
   constructor(
-    bus: EventBus,
+    bus: Pick<EventBus<StreamedEvent>, 'subscribe'>,
     private readonly options: Required<EventOptions>,
     registry: Registry,
   ) {

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import type { AuthUser } from '../auth/user-directory.js'
-import type { FleetEvent } from './fleet-event.js'
+import type { StreamedEvent } from './event-envelope.js'
 
 /** Each event's `data` is serialised once, however many streams write it. */
-const serialised = new WeakMap<FleetEvent, string>()
-const dataOf = (event: FleetEvent) => {
+const serialised = new WeakMap<StreamedEvent, string>()
+const dataOf = (event: StreamedEvent) => {
   let json = serialised.get(event)
   if (json === undefined) serialised.set(event, (json = JSON.stringify(event.data)))
   return json
@@ -32,7 +32,7 @@ export class EventStream {
   private ended = false
   /** Devices bound to a non-admin user; null while loading (events wait in `pending`). */
   private bound: Set<string> | null = null
-  private pending: FleetEvent[] | null = []
+  private pending: StreamedEvent[] | null = []
   private readonly admin: boolean
 
   constructor(
@@ -58,7 +58,7 @@ export class EventStream {
     for (const event of held) this.offer(event)
   }
 
-  offer(event: FleetEvent): void {
+  offer(event: StreamedEvent): void {
     if (this.ended) return
     if (this.pending) {
       this.pending.push(event)
@@ -96,7 +96,7 @@ export class EventStream {
     })
   }
 
-  private visible(event: FleetEvent): boolean {
+  private visible(event: StreamedEvent): boolean {
     const { deviceIds } = this.settings
     switch (event.kind) {
       case 'device':

@@ -1,14 +1,28 @@
-import type { FastifyPluginAsync } from 'fastify'
-import type { AppDeps } from '../app-deps.js'
+import type { FastifyPluginAsync, onRequestHookHandler } from 'fastify'
+import type { Registry } from 'prom-client'
+import type { EventBus } from './event-bus.js'
+import type { StreamedEvent } from './event-envelope.js'
 import { EventHub } from './event-hub.js'
+import type { EventOptions } from './event-options.js'
 import { eventsRoute } from './events-route.js'
+
+export interface EventsPluginOptions {
+  /** Where the features publish (contract §11 events of every instance). */
+  bus: Pick<EventBus<StreamedEvent>, 'subscribe'>
+  options: Required<EventOptions>
+  registry: Registry
+  /** Authenticates the gateway user (sets `request.user`). */
+  userHook: onRequestHookHandler
+  /** The devices bound to a (non-admin) user: what their stream shows before any binding event. */
+  boundDevices(username: string): Promise<string[]>
+}
 
 /**
  * The event stream (contract §11). Streams end in `preClose`, before the server waits for open
  * connections, so SIGTERM still exits promptly.
  */
-export const eventsPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
-  const hub = new EventHub(deps.events, deps.eventOptions, deps.metrics.registry)
+export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app, { bus, options, registry, userHook, boundDevices }) => {
+  const hub = new EventHub(bus, options, registry)
   app.addHook('preClose', async () => hub.closeAll())
-  await app.register(eventsRoute, { deps, hub })
+  await app.register(eventsRoute, { hub, userHook, boundDevices })
 }

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import type { onRequestHookHandler } from 'fastify'
 import { decodeJwt } from 'jose'
-import type { AppDeps } from '../app-deps.js'
 import { CLOCK_SKEW_S } from '../auth/token-service.js'
-import { BindingRepository } from '../gateway/devices/binding-repository.js'
 import { Id } from '../protocol/ids.js'
+import { EVENT_KINDS, eventSchemaName } from './event-envelope.js'
 import type { EventHub } from './event-hub.js'
-import { EVENT_KINDS } from './fleet-event.js'
 import { RETRY_MS } from './event-options.js'
 
 const MAX_FILTER_IDS = 100
@@ -20,16 +19,20 @@ export const EventsQuery = Type.Object({
   ),
 })
 
-const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`; a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\` and \`device-status\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.`
+const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`, described by its schema in \`components.schemas\` (${EVENT_KINDS.map(eventSchemaName).join(', ')}); a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\` and \`device-status\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.`
+
+export interface EventsRouteOptions {
+  hub: EventHub
+  userHook: onRequestHookHandler
+  boundDevices(username: string): Promise<string[]>
+}
 
 /** GET /api/v1/events: the live event stream. */
-export const eventsRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps; hub: EventHub }> = async (app, { deps, hub }) => {
-  const bindings = new BindingRepository(deps.storage.db)
-
+export const eventsRoute: FastifyPluginAsyncTypebox<EventsRouteOptions> = async (app, { hub, userHook, boundDevices }) => {
   app.get(
     '/api/v1/events',
     {
-      onRequest: deps.authenticator.userHook,
+      onRequest: userHook,
       // A HEAD request would hold a stream slot open with nothing to read.
       exposeHeadRoute: false,
       schema: {
@@ -53,7 +56,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps; hub: EventH
       reply.raw.on('close', () => opened.stream.end('client'))
       let bound: string[] = []
       try {
-        if (user.role !== 'admin') bound = await boundDevices(bindings, user.username)
+        if (user.role !== 'admin') bound = await boundDevices(user.username)
       } catch (err) {
         opened.abandon()
         throw err
@@ -80,15 +83,4 @@ function tokenExpiry(authorization: string | undefined): number {
   const token = authorization?.split(' ')[1] ?? ''
   const { exp } = decodeJwt(token)
   return ((exp ?? 0) + CLOCK_SKEW_S) * 1000
-}
-
-async function boundDevices(bindings: BindingRepository, username: string): Promise<string[]> {
-  const ids: string[] = []
-  let after: number | undefined
-  for (;;) {
-    const page = await bindings.page({ limit: 1000, username, after })
-    ids.push(...page.rows.map((r) => r.device_id))
-    if (!page.more) return ids
-    after = page.rows[page.rows.length - 1]!.id
-  }
 }

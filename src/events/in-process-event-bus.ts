@@ -1,11 +1,11 @@
-import type { FleetEvent } from './fleet-event.js'
+import type { EventEnvelope } from './event-envelope.js'
 import type { EventBus, EventListener } from './event-bus.js'
 
 /** One instance: publishing calls every listener of this process. */
-export class InProcessEventBus implements EventBus {
-  private readonly listeners = new Set<EventListener>()
+export class InProcessEventBus<E = EventEnvelope> implements EventBus<E> {
+  private readonly listeners = new Set<EventListener<E>>()
 
-  publish(event: FleetEvent): void {
+  publish(event: E): void {
     for (const listener of this.listeners) {
       try {
         listener(event)
@@ -15,7 +15,7 @@ export class InProcessEventBus implements EventBus {
     }
   }
 
-  subscribe(listener: EventListener): () => void {
+  subscribe(listener: EventListener<E>): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }

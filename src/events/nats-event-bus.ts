@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { NatsConnection, Subscription } from 'nats'
+import { drainNats } from '../nats/connect-nats.js'
 import type { EventBus, EventListener } from './event-bus.js'
-import { isEventKind, type FleetEvent } from './fleet-event.js'
+import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
 
 /** Every instance publishes here and subscribes here. */
@@ -12,8 +13,8 @@ export const EVENTS_SUBJECT = 'fleetgate.events'
  * NATS for the others. The connection is opened with `noEcho`, so an instance never receives
  * its own events twice.
  */
-export class NatsEventBus implements EventBus {
-  private readonly local = new InProcessEventBus()
+export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
+  private readonly local = new InProcessEventBus<E>()
   private readonly subscription: Subscription
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
@@ -21,6 +22,8 @@ export class NatsEventBus implements EventBus {
   constructor(
     private readonly nc: NatsConnection,
     private readonly log: FastifyBaseLogger,
+    /** Whether a message received is an event of ours (one of the kinds, with their data). */
+    private readonly isEvent: (value: unknown) => value is E,
   ) {
     this.subscription = nc.subscribe(EVENTS_SUBJECT, {
       callback: (err, msg) => {
@@ -31,7 +34,7 @@ export class NatsEventBus implements EventBus {
     })
   }
 
-  publish(event: FleetEvent): void {
+  publish(event: E): void {
     this.local.publish(event)
     if (this.nc.isClosed()) return
     try {
@@ -41,24 +44,20 @@ export class NatsEventBus implements EventBus {
     }
   }
 
-  subscribe(listener: EventListener): () => void {
+  subscribe(listener: EventListener<E>): () => void {
     return this.local.subscribe(listener)
   }
 
   async close(): Promise<void> {
     this.subscription.unsubscribe()
     await this.local.close()
-    if (this.nc.isClosed()) return
-    const drained = this.nc.drain().catch(() => undefined)
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
-    await Promise.race([drained, timeout])
-    if (!this.nc.isClosed()) await this.nc.close()
+    await drainNats(this.nc)
   }
 
-  private decode(data: Uint8Array): FleetEvent | undefined {
+  private decode(data: Uint8Array): E | undefined {
     try {
-      const event = JSON.parse(this.decoder.decode(data)) as { kind?: unknown; data?: unknown }
-      if (isEventKind(event.kind) && typeof event.data === 'object' && event.data !== null) return event as FleetEvent
+      const event: unknown = JSON.parse(this.decoder.decode(data))
+      if (this.isEvent(event)) return event
     } catch {
       // Not ours: ignored.
     }

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js'
-import type { DeviceAnswer, DeviceBus, DeviceCall } from '../link/bus/device-bus.js'
+import type { DeviceAnswer, DeviceCall, DeviceRouting } from '../link/bus/device-bus.js'
 import type { LeanHistogramChild } from '../http/lean-metrics.js'
 import type { LinkMetrics } from '../link/link-metrics.js'
 
@@ -10,7 +10,7 @@ export class DeviceClient {
   private readonly durations = new Map<string, Map<string, LeanHistogramChild>>()
 
   constructor(
-    private readonly bus: DeviceBus,
+    private readonly bus: Pick<DeviceRouting, 'request'>,
     private readonly metrics: LinkMetrics,
     readonly timeoutMs: number,
   ) {}

@@ -1,7 +1,8 @@
 import type { AppDeps } from '../app-deps.js'
 import type { AuthUser } from '../auth/user-directory.js'
 import type { LoginThrottle } from '../auth/login-throttle.js'
-import type { DeviceBus } from '../link/bus/device-bus.js'
+import type { BindingRemovals } from '../link/bus/binding-removals.js'
+import type { DeviceRouting } from '../link/bus/device-bus.js'
 import type { RequestUser } from '../protocol/frames.js'
 import type { DeviceClient } from './device-client.js'
 import type { BindingRepository } from './devices/binding-repository.js'
@@ -14,7 +15,9 @@ export interface GatewayContext {
   devices: DeviceRepository
   bindings: BindingRepository
   access: DeviceAccess
-  bus: DeviceBus
+  bus: DeviceRouting
+  /** Announce every binding removal here, so no instance's binding cache keeps it. */
+  bindingRemovals: BindingRemovals
   client: DeviceClient
   /** Failed device logins per (client address, device-side username); separate from gateway logins. */
   deviceLoginThrottle: LoginThrottle

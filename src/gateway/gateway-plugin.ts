@@ -8,7 +8,6 @@ import { LINK_DEFAULTS, type DeviceLinkOptions } from '../link/link-options.js'
 import { LinkRegistry } from '../link/link-registry.js'
 import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
-import { LinkEvents } from '../events/link-events.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
 import { BindingCache } from './devices/binding-cache.js'
@@ -16,6 +15,7 @@ import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
 import { deviceLoginRoute } from './devices/device-login-route.js'
 import { DeviceRepository } from './devices/device-repository.js'
+import { LinkEvents } from './devices/link-events.js'
 import { deviceRoutes } from './devices/device-routes.js'
 import { overviewRoute } from './devices/overview-route.js'
 import { forwardingRoutes } from './forwarding/forwarding-routes.js'
@@ -32,16 +32,19 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const options = { ...LINK_DEFAULTS, ...link }
   const { config } = deps
   const registry = new LinkRegistry()
-  const { bus, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
+  const { bus, bindingRemovals, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
   if (readiness) deps.readiness.push(readiness)
   // Runs after the device link's preClose closed every link, before the root closes storage.
-  app.addHook('onClose', async () => bus.close())
+  app.addHook('onClose', async () => {
+    await bindingRemovals.close()
+    await bus.close()
+  })
 
   const metrics = createLinkMetrics(deps.metrics.registry, { linked: () => registry.size, inFlight: () => registry.inFlight() })
   const devices = new DeviceRepository(deps.storage.db)
   const bindings = new BindingRepository(deps.storage.db)
   const bindingCache = new BindingCache()
-  bus.watchBindings(bindingCache)
+  bindingRemovals.watch(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
   const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log, events })
@@ -55,6 +58,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     bindings,
     access: new DeviceAccess(devices, bindings, bindingCache),
     bus,
+    bindingRemovals,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
     deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),
   }

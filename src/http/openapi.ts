@@ -35,8 +35,13 @@ function finishDocument({ openapiObject }: OpenApiDocument) {
   return openapiObject
 }
 
+export interface OpenApiOptions {
+  /** Schemas listed in `components.schemas` beside the error body, by name (the event stream's `data` of each kind). */
+  schemas?: Record<string, object>
+}
+
 /** Registers the OpenAPI generator; must come before any route so every route is listed. */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, options: OpenApiOptions = {}): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -47,7 +52,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'Cloud gateway for pick-and-place machines (/api/v1) and IoT platform for HTTP-polling devices (/v1, /api/admin).',
       },
       components: {
-        schemas: { Error: ErrorBody },
+        schemas: { Error: ErrorBody, ...options.schemas },
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           consoleToken: { type: 'apiKey', in: 'header', name: 'X-Console-Token' },

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import WebSocket from 'ws'
 import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
 import type { RegisterFrame } from '../protocol/frames.js'
-import type { DeviceBus } from './bus/device-bus.js'
+import type { LinkOwnership } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
 import type { DeviceLinkOptions } from './link-options.js'
@@ -16,7 +16,7 @@ import { LinkSession, type LinkSessionHost, type Registration } from './link-ses
 
 export interface LinkServerDeps {
   store: LinkStore
-  bus: DeviceBus
+  bus: LinkOwnership
   registry: LinkRegistry
   writer: StatusWriter
   metrics: LinkMetrics

@@ -13,8 +13,8 @@ import { otaRoutes } from './device-api/ota-routes.js'
 import { telemetryRoutes } from './device-api/telemetry-routes.js'
 import { timeRoutes } from './device-api/time-routes.js'
 import { createPlatformServices } from './platform-services.js'
+import { PlatformSweep } from './platform-sweep.js'
 import { RetentionJob } from './retention/retention-job.js'
-import { PlatformSweep } from '../events/platform-sweep.js'
 
 /** Advisory lock name: one retention pass at a time across instances. */
 export const RETENTION_LOCK = 'fleetgate.retention'

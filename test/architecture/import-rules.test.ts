@@ -27,12 +27,18 @@ const RULES: Rule[] = [
   },
   {
     from: 'storage/',
-    not: ['auth/', 'cli/', 'firmware/', 'gateway/', 'http/', 'link/', 'platform/', 'sdk/', 'sim/', 'app.ts', 'app-deps.ts', 'server.ts', 'index.ts'],
-    why: 'storage imports no route, link or capability module',
+    not: ['auth/', 'cli/', 'events/', 'firmware/', 'gateway/', 'http/', 'link/', 'nats/', 'platform/', 'sdk/', 'sim/', 'app.ts', 'app-deps.ts', 'fleet-event.ts', 'server.ts', 'index.ts'],
+    why: 'storage imports no route, link, event or capability module',
+  },
+  { from: 'nats/', only: ['nats/', 'config/'], why: 'the NATS connection helper is plumbing under every bus and knows none of them' },
+  {
+    from: 'events/',
+    not: ['gateway/', 'platform/', 'link/', 'firmware/', 'app-deps.ts', 'app.ts', 'fleet-event.ts'],
+    why: 'events/ is the transport and the stream; each feature owns its events and publishes them through the bus (src/fleet-event.ts gathers the kinds)',
   },
   { from: 'platform/', not: ['gateway/'], why: 'the two surfaces do not import each other' },
   { from: 'gateway/', not: ['platform/'], why: 'the two surfaces do not import each other' },
-  { from: 'link/', not: ['gateway/', 'platform/'], why: 'the device link serves the gateway and does not know it' },
+  { from: 'link/', not: ['gateway/', 'platform/', 'events/'], why: 'the device link serves the gateway and does not know it (it reports to a LinkObserver)' },
   { from: 'auth/', not: ['gateway/', 'platform/'], why: 'authentication imports neither surface' },
 ]
 
@@ -103,11 +109,16 @@ describe('import rules', () => {
       { file: 'protocol/frames.ts', target: 'errors.js' },
       { file: 'lib/is-plain-object.ts', target: 'protocol/ids.js' },
       { file: 'sim/machine/operator-auth.ts', target: 'auth/user-directory.js' },
+      { file: 'events/events-route.ts', target: 'gateway/devices/binding-repository.js' },
+      { file: 'events/platform-sweep.ts', target: 'platform/commands/command-queue.js' },
+      { file: 'storage/settings-repository.ts', target: 'events/event-bus.js' },
+      { file: 'link/link-server.ts', target: 'events/event-bus.js' },
+      { file: 'nats/connect-nats.ts', target: 'link/bus/nats-subjects.js' },
     ]
     const found = violations(offending)
     expect(found).toHaveLength(offending.length)
     expect(found[0]).toBe('src/sdk/frames.ts imports src/http/ids.js — sdk/ may import only sdk/, protocol/, lib/: the SDK is published on its own (fleetgate/sdk) and imports no server folder')
-    expect(violations([{ file: 'gateway/gateway-plugin.ts', target: 'link/device-link.js' }, { file: 'sim/machine/orders.ts', target: 'sim/placement/units.js' }, { file: 'sim/machine/operator-auth.ts', target: 'auth/secrets.js' }, { file: 'protocol/frames.ts', target: 'lib/is-plain-object.js' }])).toEqual([])
+    expect(violations([{ file: 'gateway/gateway-plugin.ts', target: 'link/device-link.js' }, { file: 'sim/machine/orders.ts', target: 'sim/placement/units.js' }, { file: 'sim/machine/operator-auth.ts', target: 'auth/secrets.js' }, { file: 'protocol/frames.ts', target: 'lib/is-plain-object.js' }, { file: 'platform/commands/command-queue.ts', target: 'events/event-bus.js' }, { file: 'events/create-event-bus.ts', target: 'nats/connect-nats.js' }])).toEqual([])
   })
 
 })
@@ -136,6 +147,13 @@ describe('one home per concept', () => {
       .filter(({ file, code }) => !file.startsWith('auth/') && /\btimingSafeEqual\b/.test(code))
       .map(({ file }) => file)
     expect(offending).toEqual([])
+  })
+
+  it('NATS connections are opened only by nats/connect-nats.ts', () => {
+    const opening = sourceFiles(SRC)
+      .filter((full) => /import\s*\{[^}]*\bconnect\b[^}]*\}\s*from\s*'nats'/.test(readFileSync(full, 'utf8')))
+      .map((full) => path.relative(SRC, full).split(path.sep).join('/'))
+    expect(opening).toEqual(['nats/connect-nats.ts'])
   })
 
   it('the link close codes are written as numbers only in protocol/close-codes.ts', () => {

@@ -3,13 +3,14 @@ import { setImmediate as tick } from 'node:timers/promises'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InProcessEventBus } from '../../src/events/in-process-event-bus.js'
+import type { FleetEvent } from '../../src/fleet-event.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { CONSOLE, JWT_SECRET, startEventsApp, type EventsApp } from './events-kit.js'
 import { SseClient } from './sse-client.js'
 
 describe.each(DIALECTS)('the event stream on %s', (dialect) => {
   let t: EventsApp
-  const bus = new InProcessEventBus()
+  const bus = new InProcessEventBus<FleetEvent>()
   beforeAll(async () => {
     t = await startEventsApp(dialect, {}, { eventBus: bus, events: { maxBufferedBytes: 16 * 1024 } })
   })

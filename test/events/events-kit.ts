@@ -1,6 +1,7 @@
 import type { Env } from '../../src/config/config.js'
 import type { EventBus } from '../../src/events/event-bus.js'
 import type { EventOptions } from '../../src/events/event-options.js'
+import type { FleetEvent } from '../../src/fleet-event.js'
 import type { Dialect } from '../../src/storage/storage.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import type { TestDatabase } from '../helpers/dialects.js'
@@ -20,7 +21,7 @@ export interface EventsApp extends GatewayApp {
 export async function startEventsApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; events?: EventOptions; eventBus?: EventBus } = {},
+  options: { database?: TestDatabase; events?: EventOptions; eventBus?: EventBus<FleetEvent> } = {},
 ): Promise<EventsApp> {
   const app = await startGatewayApp(dialect, { CLOUD_JWT_SECRET: JWT_SECRET, ...env }, { ...options, events: { ...FAST_EVENTS, ...options.events } })
   const open: SseClient[] = []

@@ -3,7 +3,7 @@ import { notFound } from '../../errors.js'
 import { CLOSE_CODES } from '../../protocol/close-codes.js'
 import { listAudit, writeAudit } from '../../storage/audit-repository.js'
 import type { GatewayContext } from '../gateway-context.js'
-import { bindingEvent } from '../../events/binding-event.js'
+import { bindingEvent } from './binding-event.js'
 import { AuditList, AuditQuery, BindingDeleted, BindingList, BindingListQuery, BindingParams, DeviceForgotten, KeyReset } from './admin-schemas.js'
 import { DeviceParams } from './device-schemas.js'
 
@@ -11,7 +11,7 @@ const DEFAULT_LIMIT = 100
 
 /** /api/v1/admin: bindings, forgetting devices, key resets and the audit log (administrators). */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
-  const { bindings, devices, bus, deps } = ctx
+  const { bindings, devices, bus, bindingRemovals, deps } = ctx
   const db = deps.storage.db
   const tags = ['admin']
   const security = [{ bearer: [] }]
@@ -27,7 +27,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     async (request) => {
       const { username, device_id } = request.params
       const deleted = await bindings.unbind(username, device_id)
-      if (deleted) bus.bindingsRemoved({ device_id, username })
+      if (deleted) bindingRemovals.announce({ device_id, username })
       await writeAudit(db, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } })
       if (!deleted) throw notFound(`No binding of ${username} to ${device_id}`)
       deps.events.publish(bindingEvent(username, device_id, false))
@@ -41,7 +41,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     async (request) => {
       const { device_id } = request.params
       const forgotten = await devices.forget(device_id)
-      bus.bindingsRemoved({ device_id })
+      bindingRemovals.announce({ device_id })
       await writeAudit(db, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id })
       if (!forgotten) throw notFound(`No device ${device_id}`)
       for (const username of forgotten.unbound) deps.events.publish(bindingEvent(username, device_id, false))

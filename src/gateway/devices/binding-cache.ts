@@ -1,4 +1,4 @@
-import type { BindingRemoval, BindingWatcher } from '../../link/bus/device-bus.js'
+import type { BindingRemoval, BindingWatcher } from '../../link/bus/binding-removals.js'
 
 const DEFAULT_TTL_MS = 30_000
 const DEFAULT_MAX_ENTRIES = 100_000
@@ -6,9 +6,10 @@ const DEFAULT_MAX_ENTRIES = 100_000
 /**
  * Remembers which (user, device) bindings exist, so a forwarded request does not query the
  * database for its access check. Only existing bindings are remembered: a new binding needs no
- * invalidation, and a removal (unbind, forget) is announced to every instance over the device
- * bus, which calls `remove`. A lookup that raced with a removal is not stored (generation
- * check), and entries expire after `ttlMs` as a last resort should an announcement be lost.
+ * invalidation, and a removal (unbind, forget) is announced to every instance over the
+ * binding-removal channel (`BindingRemovals`), which calls `remove`. A lookup that raced with a
+ * removal is not stored (generation check), and entries expire after `ttlMs` as a last resort
+ * should an announcement be lost.
  */
 export class BindingCache implements BindingWatcher {
   /** Device id → username → expiry (ms). By device, so a lookup builds no key and a device's removal is one delete. */

@@ -46,6 +46,18 @@ export class BindingRepository {
     return pageOf(rows, q.limit)
   }
 
+  /** Every device bound to `username` (read page by page). */
+  async boundDeviceIds(username: string): Promise<string[]> {
+    const ids: string[] = []
+    let after: number | undefined
+    for (;;) {
+      const page = await this.page({ limit: 1000, username, after })
+      ids.push(...page.rows.map((r) => r.device_id))
+      if (!page.more) return ids
+      after = page.rows[page.rows.length - 1]!.id
+    }
+  }
+
   async unbind(username: string, deviceId: string): Promise<boolean> {
     const deleted = await this.db.deleteFrom('user_device_bindings').where('username', '=', username).where('device_id', '=', deviceId).executeTakeFirst()
     return Number(deleted.numDeletedRows) === 1

@@ -5,7 +5,7 @@ import { isPlainObject } from '../../lib/is-plain-object.js'
 import { badDeviceResponse, deviceError, deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'
-import { bindingEvent } from '../../events/binding-event.js'
+import { bindingEvent } from './binding-event.js'
 
 const ROUTE = 'POST /api/v1/devices/:device_id/auth/login'
 

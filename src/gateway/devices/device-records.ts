@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import type { DeviceBus } from '../../link/bus/device-bus.js'
+import type { DeviceRouting } from '../../link/bus/device-bus.js'
 import { isPlainObject } from '../../lib/is-plain-object.js'
 import type { LiveState } from '../../link/live-state.js'
 import type { DeviceRow } from './device-repository.js'
@@ -42,13 +42,13 @@ export function connectionRecord(record: DeviceRecordValue): Static<typeof Conne
   return { connected, alive, connect_time, last_heartbeat, messages_sent, messages_received }
 }
 
-export async function deviceRecords(bus: DeviceBus, rows: readonly DeviceRow[]): Promise<DeviceRecordValue[]> {
+export async function deviceRecords(bus: Pick<DeviceRouting, 'live'>, rows: readonly DeviceRow[]): Promise<DeviceRecordValue[]> {
   const live = rows.length > 0 ? await bus.live(rows) : new Map<string, LiveState>()
   return rows.map((row) => deviceRecord(row, live.get(row.device_id)))
 }
 
 /** The record of one device, asking the bus for its live state. */
-export async function liveRecord(bus: DeviceBus, row: DeviceRow): Promise<DeviceRecordValue> {
+export async function liveRecord(bus: Pick<DeviceRouting, 'live'>, row: DeviceRow): Promise<DeviceRecordValue> {
   return deviceRecord(row, (await bus.live([row])).get(row.device_id))
 }
 

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import { ActivateAnswer, ReleaseIdParams, ReleaseList, ReleaseListQuery } from './firmware-schemas.js'
 import { activateRelease, listReleases } from '../../firmware/release-repository.js'
-import { releaseEvent } from '../../events/release-event.js'
+import { releaseEvent } from './release-event.js'
 
 /** List and activate releases (administrators). */
 export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {

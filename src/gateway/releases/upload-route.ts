@@ -8,7 +8,7 @@ import { writeAudit } from '../../storage/audit-repository.js'
 import { verifyRelease } from '../../firmware/verify-release.js'
 import { UploadAnswer, UploadBodyDoc } from './firmware-schemas.js'
 import { insertRelease, releaseExists } from '../../firmware/release-repository.js'
-import { releaseEvent } from '../../events/release-event.js'
+import { releaseEvent } from './release-event.js'
 
 interface Upload {
   image?: Buffer

@@ -1,31 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { connect } from 'nats'
-import { ConfigError } from '../../config/config-error.js'
 import type { ReadinessCheck } from '../../http/ops-routes.js'
+import { connectNats } from '../../nats/connect-nats.js'
 import type { LinkRegistry } from '../link-registry.js'
+import type { BindingRemovals } from './binding-removals.js'
 import type { DeviceBus } from './device-bus.js'
+import { InProcessBindingRemovals } from './in-process-binding-removals.js'
 import { InProcessDeviceBus } from './in-process-device-bus.js'
+import { NatsBindingRemovals } from './nats-binding-removals.js'
 import { NatsDeviceBus } from './nats-device-bus.js'
 
 export interface DeviceBusSetup {
   bus: DeviceBus
+  /** Binding removals for every instance's binding cache; shares the bus's connection, so it closes first. */
+  bindingRemovals: BindingRemovals
   /** Added to /readyz when the bus depends on a service. */
   readiness?: ReadinessCheck
 }
 
-const natsServers = (natsUrl: string) => natsUrl.split(',').map((s) => s.trim())
-
-/** Checks that NATS answers, before anything is opened or created (a refusal names NATS_URL). */
-export async function probeNats(natsUrl: string): Promise<void> {
-  try {
-    const nc = await connect({ servers: natsServers(natsUrl), name: 'fleetgate-probe', timeout: 5000, reconnect: false })
-    await nc.close()
-  } catch (err) {
-    throw new ConfigError('NATS_URL', `NATS unreachable: ${(err as Error).message}`)
-  }
-}
-
-/** The one place that picks the device bus: NATS when `NATS_URL` is set, else in-process. */
+/** The one place that picks the device bus (and its binding-removal channel): NATS when `NATS_URL` is set, else in-process. */
 export async function createDeviceBus(
   natsUrl: string | undefined,
   registry: LinkRegistry,
@@ -33,24 +25,12 @@ export async function createDeviceBus(
   log: FastifyBaseLogger,
   instanceId: string,
 ): Promise<DeviceBusSetup> {
-  if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId) }
-  let nc
-  try {
-    nc = await connect({
-      servers: natsServers(natsUrl),
-      name: 'fleetgate',
-      timeout: 5000,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 1000,
-      // Otherwise every request builds an Error (stack trace) up front, just in case it times out.
-      noAsyncTraces: true,
-    })
-  } catch (err) {
-    throw new ConfigError('NATS_URL', `NATS unreachable: ${(err as Error).message}`)
-  }
-  const connection = nc
+  if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId), bindingRemovals: new InProcessBindingRemovals() }
+  // noAsyncTraces: otherwise every request builds an Error (stack trace) up front, just in case it times out.
+  const connection = await connectNats(natsUrl, 'fleetgate', { noAsyncTraces: true })
   return {
     bus: new NatsDeviceBus(connection, registry, aliveMs, log, instanceId),
+    bindingRemovals: new NatsBindingRemovals(connection, instanceId, log),
     readiness: {
       name: 'nats',
       async check() {

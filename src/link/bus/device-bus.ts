@@ -1,34 +1,14 @@
 import type { RequestFrame, ResponseFrame } from '../../protocol/frames.js'
 import type { LinkHint, LiveState } from '../live-state.js'
 
-/** Bindings removed: one user's binding of a device, or all of a device's (`username` absent); `all` when some removals may have been missed. */
-export type BindingRemoval = { device_id: string; username?: string } | { all: true }
-
-/** What keeps binding checks in memory (the gateway's binding cache). */
-export interface BindingWatcher {
-  remove(removal: BindingRemoval): void
-  /** False while removals made elsewhere may go unheard (the bus is disconnected). */
-  setEnabled(enabled: boolean): void
-}
-
 /** A forwarded call as the bus carries it: a request frame without its type and id. */
 export type DeviceCall = Omit<RequestFrame, 'type' | 'id'>
 
 /** The device's answer: the status and data of its response frame. */
 export type DeviceAnswer = Pick<ResponseFrame, 'status' | 'data'>
 
-/**
- * "Send this request to device X and await the answer", wherever X is linked. One
- * implementation per deployment: in-process (one instance) or NATS (several instances).
- */
-export interface DeviceBus {
-  /** This instance's id, recorded as the holder of the links it accepts. */
-  readonly instanceId: string
-  /**
-   * Other instances may claim devices too (several instances share the database). When false,
-   * every claim goes through this process, so a claim needs no read-back of the generations.
-   */
-  readonly sharedWithOtherInstances: boolean
+/** Reaching a device wherever it is linked: what the gateway's routes use. */
+export interface DeviceRouting {
   /**
    * Forwards `call` and resolves with the device's answer. Rejects with an `AppError`:
    * `device_unavailable` (not linked, or the link closed), `server_busy` (64 in flight) or
@@ -37,6 +17,19 @@ export interface DeviceBus {
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>
   /** Live state of the devices linked anywhere; a device absent from the map is not linked. */
   live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>>
+  /** Closes the device's link, wherever it is. */
+  disconnect(deviceId: string, code: number, reason: string): Promise<void>
+}
+
+/** Which instance holds a device's link, and fencing out older links: what the link server uses. */
+export interface LinkOwnership {
+  /** This instance's id, recorded as the holder of the links it accepts. */
+  readonly instanceId: string
+  /**
+   * Other instances may claim devices too (several instances share the database). When false,
+   * every claim goes through this process, so a claim needs no read-back of the generations.
+   */
+  readonly sharedWithOtherInstances: boolean
   /**
    * Announces that this instance holds the device's link of fencing `generation`: once it
    * resolves, this instance receives every later announcement for the device, and every
@@ -48,11 +41,13 @@ export interface DeviceBus {
   onTakeover(handler: (deviceId: string, generation: number) => void): void
   /** This instance no longer holds a link of the device; resolves once the bus stopped routing it here. */
   release(deviceId: string): Promise<void>
-  /** Closes the device's link, wherever it is. */
-  disconnect(deviceId: string, code: number, reason: string): Promise<void>
-  /** Tells every instance's watchers that bindings were removed; this instance's hear it before this returns. */
-  bindingsRemoved(removal: BindingRemoval): void
-  /** `watcher` hears every removal announced on any instance. */
-  watchBindings(watcher: BindingWatcher): void
+}
+
+/**
+ * "Send this request to device X and await the answer", wherever X is linked, and who holds
+ * X's link. One implementation per deployment, picked in `create-device-bus.ts`: in-process
+ * (one instance) or NATS (several instances). Callers take the part they use.
+ */
+export interface DeviceBus extends DeviceRouting, LinkOwnership {
   close(): Promise<void>
 }

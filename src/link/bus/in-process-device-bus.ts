@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { unavailable } from '../device-link.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { LinkHint, LiveState } from '../live-state.js'
-import type { BindingRemoval, BindingWatcher, DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
+import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
 
 /** One instance: every device the gateway can reach is linked to this process. */
 export class InProcessDeviceBus implements DeviceBus {
   readonly instanceId: string
   readonly sharedWithOtherInstances = false
-  private readonly watchers: BindingWatcher[] = []
 
   constructor(
     private readonly registry: LinkRegistry,
@@ -47,19 +46,6 @@ export class InProcessDeviceBus implements DeviceBus {
 
   async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
     this.registry.get(deviceId)?.close(code, reason)
-  }
-
-  bindingsRemoved(removal: BindingRemoval): void {
-    for (const watcher of this.watchers) watcher.remove(removal)
-  }
-
-  watchBindings(watcher: BindingWatcher): void {
-    this.watchers.push(watcher)
-  }
-
-  /** Every watcher of this process: the NATS bus tells them when it cannot hear other instances. */
-  setWatchersEnabled(enabled: boolean): void {
-    for (const watcher of this.watchers) watcher.setEnabled(enabled)
   }
 
   async close(): Promise<void> {}

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { ErrorCode, Events, type NatsConnection, type Subscription } from 'nats'
+import { ErrorCode, type NatsConnection, type Subscription } from 'nats'
 import { AppError, type ErrorCode as AppErrorCode } from '../../errors.js'
+import { drainNats } from '../../nats/connect-nats.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { LinkHint, LiveState } from '../live-state.js'
-import type { BindingRemoval, BindingWatcher, DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
+import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
 import { InProcessDeviceBus } from './in-process-device-bus.js'
 import { NatsRpc } from './nats-rpc.js'
 import { natsSubjects } from './nats-subjects.js'
@@ -32,7 +33,6 @@ export class NatsDeviceBus implements DeviceBus {
   private readonly rpc: NatsRpc
   private readonly held = new Map<string, Subscription[]>()
   private readonly liveSubscription: Subscription
-  private readonly bindingSubscription: Subscription
 
   constructor(
     private readonly nc: NatsConnection,
@@ -44,31 +44,6 @@ export class NatsDeviceBus implements DeviceBus {
     this.local = new InProcessDeviceBus(registry, aliveMs, this.instanceId)
     this.rpc = new NatsRpc(nc)
     this.liveSubscription = this.rpc.serve(natsSubjects.live(this.instanceId), async (msg) => this.answerLive(msg), this.onError)
-    this.bindingSubscription = nc.subscribe(natsSubjects.bindingsRemoved, {
-      callback: (err, msg) => {
-        if (err) return this.onError(err)
-        const { from, removal } = msg.json<{ from: string; removal: BindingRemoval }>()
-        if (from !== this.instanceId) this.local.bindingsRemoved(removal)
-      },
-    })
-    void this.watchConnection()
-  }
-
-  bindingsRemoved(removal: BindingRemoval): void {
-    this.local.bindingsRemoved(removal)
-    if (!this.nc.isClosed()) this.nc.publish(natsSubjects.bindingsRemoved, JSON.stringify({ from: this.instanceId, removal }))
-  }
-
-  watchBindings(watcher: BindingWatcher): void {
-    this.local.watchBindings(watcher)
-  }
-
-  /** Removals published while this connection was down are lost: caches stay off until it is back. */
-  private async watchConnection(): Promise<void> {
-    for await (const status of this.nc.status()) {
-      if (status.type === Events.Disconnect) this.local.setWatchersEnabled(false)
-      else if (status.type === Events.Reconnect) this.local.setWatchersEnabled(true)
-    }
   }
 
   async request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
@@ -145,14 +120,8 @@ export class NatsDeviceBus implements DeviceBus {
     for (const subs of this.held.values()) for (const sub of subs) sub.unsubscribe()
     this.held.clear()
     this.liveSubscription.unsubscribe()
-    this.bindingSubscription.unsubscribe()
     this.rpc.close()
-    this.local.setWatchersEnabled(false)
-    if (this.nc.isClosed()) return
-    const drained = this.nc.drain().catch(() => undefined)
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
-    await Promise.race([drained, timeout])
-    if (!this.nc.isClosed()) await this.nc.close()
+    await drainNats(this.nc)
   }
 
   private async answerRequest(deviceId: string, msg: RequestMessage): Promise<RequestReply> {

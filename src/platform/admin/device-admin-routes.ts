@@ -13,7 +13,7 @@ import type { PlatformServices } from '../platform-services.js'
 import { SeriesAnswer, TELEMETRY_KEY_PATTERN, TelemetryQuery } from '../telemetry/telemetry-schemas.js'
 import { AddDeviceAnswer, AddDeviceBody, DeviceDetailAnswer, DeviceListAnswer, DeviceListQuery, TokenAnswer } from './console-schemas.js'
 import { actorOf } from './console-auth.js'
-import { platformDeviceEvent } from '../../events/platform-liveness.js'
+import { platformDeviceEvent } from '../devices/platform-device-event.js'
 
 const telemetryKey = new RegExp(TELEMETRY_KEY_PATTERN)
 

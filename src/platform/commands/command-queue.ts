@@ -5,8 +5,8 @@ import type { Db, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
-import type { EventBus } from '../../events/event-bus.js'
-import { commandEvent } from '../../events/command-event.js'
+import type { EventPublisher } from '../../events/event-bus.js'
+import { commandEvent, type CommandEvent } from './command-event.js'
 
 export interface DeliveryPolicy {
   ackTimeoutMs: number
@@ -28,14 +28,17 @@ export class CommandQueue {
   constructor(
     private readonly db: Db,
     private readonly policy: DeliveryPolicy,
-    private readonly events?: EventBus,
+    private readonly events?: EventPublisher<CommandEvent>,
     /** Storage capability: a poll skips rows another poll has locked instead of waiting for its commit. */
     private readonly options: { skipLocked?: boolean } = {},
   ) {}
 
   /** Raises a `command` event for each row (its state just changed and was committed). */
   announce(rows: readonly CommandRow[], now = Date.now()): void {
-    for (const row of rows) this.events?.publish(commandEvent(row, now))
+    for (const row of rows) {
+      const event = commandEvent(row, now)
+      if (event) this.events?.publish(event)
+    }
   }
 
   async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>, now: number): Promise<CommandRow> {

@@ -10,6 +10,9 @@ export const QUEUED_STATUSES: CommandStatus[] = ['pending', 'delivered']
 
 export const CommandStatusSchema = StringEnum(COMMAND_STATUSES)
 
+/** The status a row holds, when it is one of `COMMAND_STATUSES` (the column is plain text). */
+export const commandStatus = (value: string): CommandStatus | undefined => COMMAND_STATUSES.find((s) => s === value)
+
 export type CommandRow = Selectable<Database['platform_commands']>
 
 export const CommandRecord = Type.Object({

@@ -4,6 +4,7 @@ import { buildApp } from '../../../src/app.js'
 import { loadConfig, type Env } from '../../../src/config/config.js'
 import type { EventBus } from '../../../src/events/event-bus.js'
 import type { EventOptions } from '../../../src/events/event-options.js'
+import type { FleetEvent } from '../../../src/fleet-event.js'
 import type { DeviceLinkOptions } from '../../../src/link/link-options.js'
 import { DEVICE_LINK_PATH } from '../../../src/protocol/frames.js'
 import { openStorage, type Dialect, type Storage } from '../../../src/storage/storage.js'
@@ -28,7 +29,7 @@ export interface GatewayApp {
 export async function startGatewayApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus } = {},
+  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent> } = {},
 ): Promise<GatewayApp> {
   const config = loadConfig({ CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS), PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
   const database = options.database ?? testDatabase(dialect)

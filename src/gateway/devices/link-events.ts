@@ -1,8 +1,9 @@
-import type { DeviceLink } from '../link/device-link.js'
-import type { LinkObserver } from '../link/link-observer.js'
-import type { LinkRegistry } from '../link/link-registry.js'
-import type { EventBus } from './event-bus.js'
-import { gatewayNow, type DeviceEventData } from './fleet-event.js'
+import type { EventPublisher } from '../../events/event-bus.js'
+import type { DeviceLink } from '../../link/device-link.js'
+import type { LinkObserver } from '../../link/link-observer.js'
+import type { LinkRegistry } from '../../link/link-registry.js'
+import { nowSeconds } from '../../storage/storage.js'
+import type { DeviceEvent, DeviceStatusEvent } from './device-events.js'
 
 interface StatusSlot {
   link: DeviceLink
@@ -22,7 +23,7 @@ export class LinkEvents implements LinkObserver {
   private sweeper: NodeJS.Timeout | undefined
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly bus: EventPublisher<DeviceEvent | DeviceStatusEvent>,
     private readonly registry: LinkRegistry,
     private readonly aliveMs: number,
     private readonly statusIntervalMs: number,
@@ -100,11 +101,11 @@ export class LinkEvents implements LinkObserver {
     this.bus.publish({ kind: 'device-status', data: { device_id: slot.link.deviceId, status: slot.link.lastStatus, at: now / 1000 } })
   }
 
-  private publish(link: DeviceLink, alive: boolean, registered: boolean, reason: DeviceEventData['reason']): void {
+  private publish(link: DeviceLink, alive: boolean, registered: boolean, reason: DeviceEvent['data']['reason']): void {
     const { deviceId, version, ip } = link.identity
     this.bus.publish({
       kind: 'device',
-      data: { device_id: deviceId, alive, registered, version, ip, last_heartbeat: link.lastHeartbeat, at: gatewayNow(), reason },
+      data: { device_id: deviceId, alive, registered, version, ip, last_heartbeat: link.lastHeartbeat, at: nowSeconds(), reason },
     })
   }
 }

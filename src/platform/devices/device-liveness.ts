@@ -1,16 +1,7 @@
-import type { Db } from '../storage/storage.js'
-import type { PlatformDeviceEventData } from './fleet-event.js'
+import type { Db } from '../../storage/storage.js'
 
 /** Settings row: heartbeats older than this were already announced offline. */
 const OFFLINE_CURSOR = 'events.platform_offline_cutoff'
-
-export const platformDeviceEvent = (
-  device_id: string,
-  online: boolean,
-  last_online_at: number | null,
-  reason: PlatformDeviceEventData['reason'],
-  at = Date.now(),
-) => ({ kind: 'platform-device' as const, data: { device_id, online, last_online_at, at, reason } })
 
 /**
  * A heartbeat arrived: true when the device was offline until now (no heartbeat within the

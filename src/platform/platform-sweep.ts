@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { CommandQueue } from '../platform/commands/command-queue.js'
+import type { EventPublisher } from '../events/event-bus.js'
 import type { Db } from '../storage/storage.js'
-import type { EventBus } from './event-bus.js'
-import { platformDeviceEvent, sweepPlatformOffline } from './platform-liveness.js'
+import type { CommandQueue } from './commands/command-queue.js'
+import { sweepPlatformOffline } from './devices/device-liveness.js'
+import { platformDeviceEvent, type PlatformDeviceEvent } from './devices/platform-device-event.js'
 
 export interface PlatformSweepParts {
   db: Db
-  bus: EventBus
+  bus: EventPublisher<PlatformDeviceEvent>
   commands: CommandQueue
   offlineMs: number
 }

@@ -1,0 +1,51 @@
+import { connect } from 'nats'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEventBus } from '../../src/events/create-event-bus.js'
+import type { EventBus } from '../../src/events/event-bus.js'
+import { EVENTS_SUBJECT } from '../../src/events/nats-event-bus.js'
+import { isFleetEvent, type FleetEvent } from '../../src/fleet-event.js'
+import { bindingEvent } from '../../src/gateway/devices/binding-event.js'
+import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
+
+describe.skipIf(!(await natsReachable('the NATS event bus test')))('the NATS event bus', () => {
+  let a: EventBus<FleetEvent>
+  let b: EventBus<FleetEvent>
+  const log = pino({ level: 'silent' })
+  beforeAll(async () => {
+    a = await createEventBus(TEST_NATS_URL, log, isFleetEvent)
+    b = await createEventBus(TEST_NATS_URL, log, isFleetEvent)
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+  })
+
+  it("delivers an instance's event to its own listeners once and to the other instance's", async () => {
+    const onA: FleetEvent[] = []
+    const onB: FleetEvent[] = []
+    a.subscribe((e) => onA.push(e))
+    b.subscribe((e) => onB.push(e))
+    const event = bindingEvent('alice', `pnp-${Date.now()}`, true)
+    a.publish(event)
+    expect(onA).toEqual([event])
+    await expect.poll(() => onB).toEqual([event])
+    expect(onA).toHaveLength(1)
+  })
+
+  it('ignores a message on the subject that is not one of the kinds with its data', async () => {
+    const received: FleetEvent[] = []
+    b.subscribe((e) => received.push(e))
+    const raw = await connect({ servers: TEST_NATS_URL })
+    const device_id = `pnp-${Date.now()}`
+    raw.publish(EVENTS_SUBJECT, JSON.stringify({ kind: 'rumour', data: { device_id } }))
+    raw.publish(EVENTS_SUBJECT, JSON.stringify({ kind: 'binding', data: { device_id } }))
+    raw.publish(EVENTS_SUBJECT, 'not json')
+    const good = bindingEvent('bob', device_id, false)
+    raw.publish(EVENTS_SUBJECT, JSON.stringify(good))
+    await raw.drain()
+    // Messages of one connection arrive in order: the malformed ones came before the good one.
+    await expect.poll(() => received.length).toBeGreaterThan(0)
+    expect(received).toEqual([good])
+  })
+})
