@@ -45,12 +45,13 @@ export class MultiRowInsert<Row extends object, Output = unknown> {
 
   /** The statements inserting `rows`, `maxRows` at most each, in order. */
   statements(rows: readonly Row[]): CompiledQuery<Output>[] {
+    if (rows.length <= this.maxRows) return rows.length === 0 ? [] : [this.statement(rows)]
     const statements: CompiledQuery<Output>[] = []
     for (let start = 0; start < rows.length; start += this.maxRows) statements.push(this.statement(rows.slice(start, start + this.maxRows)))
     return statements
   }
 
-  private statement(rows: Row[]): CompiledQuery<Output> {
+  private statement(rows: readonly Row[]): CompiledQuery<Output> {
     const parameters = this.parameters(rows)
     const text = this.texts.get(rows.length)
     if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Output>
@@ -63,10 +64,14 @@ export class MultiRowInsert<Row extends object, Output = unknown> {
     return compiled
   }
 
-  private parameters(rows: Row[]): unknown[] {
+  private parameters(rows: readonly Row[]): unknown[] {
     const { columns } = this
-    const parameters: unknown[] = []
-    for (const row of rows) for (let c = 0; c < columns.length; c++) parameters.push(row[columns[c]!])
+    const width = columns.length
+    const parameters: unknown[] = new Array(rows.length * width)
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!
+      for (let c = 0; c < width; c++) parameters[r * width + c] = row[columns[c]!]
+    }
     return parameters
   }
 
