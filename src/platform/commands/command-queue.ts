@@ -1,8 +1,7 @@
-import type { ExpressionBuilder } from 'kysely'
 import { AppError } from '../../errors.js'
-import type { Database } from '../../storage/database.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
+import { deliveryRules } from './delivery-rules.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
 import type { EventPublisher } from '../../events/event-bus.js'
@@ -13,8 +12,6 @@ export interface DeliveryPolicy {
   maxAttempts: number
   ttlMs: number
 }
-
-type Eb = ExpressionBuilder<Database, 'platform_commands'>
 
 /**
  * At-least-once command queue (contract §7): pending → delivered (attempts + 1) → done |
@@ -56,31 +53,22 @@ export class CommandQueue {
 
   /** The sweep's UPDATEs; returns the rows they changed (each change happens once, whoever sweeps). */
   private async applyTimeRules(now: number, deviceId: string | undefined, db: Db | Tx): Promise<CommandRow[]> {
-    const { ttlMs, ackTimeoutMs, maxAttempts } = this.policy
+    const rules = deliveryRules(this.policy, now)
     const expired = await db
       .updateTable('platform_commands')
       .set({ status: 'expired', error: 'not delivered within the TTL' })
-      .where('status', '=', 'pending')
-      .where('created_at', '<=', now - ttlMs)
+      .where(rules.expired)
       .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
       .returningAll()
       .execute()
     const failed = await db
       .updateTable('platform_commands')
-      .set({ status: 'failed', error: `not acknowledged after ${maxAttempts} deliveries` })
-      .where('status', '=', 'delivered')
-      .where('attempts', '>=', maxAttempts)
-      .where('delivered_at', '<=', now - ackTimeoutMs)
+      .set({ status: 'failed', error: `not acknowledged after ${this.policy.maxAttempts} deliveries` })
+      .where(rules.outOfAttempts)
       .$if(deviceId !== undefined, (q) => q.where('device_id', '=', deviceId!))
       .returningAll()
       .execute()
     return [...expired, ...failed]
-  }
-
-  /** Commands a poll would hand out now: pending, or delivered and not acked in time. */
-  private due(now: number) {
-    const cutoff = now - this.policy.ackTimeoutMs
-    return (eb: Eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', cutoff)])])
   }
 
   /**
@@ -91,7 +79,7 @@ export class CommandQueue {
    * transaction at a time.
    */
   async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
-    const due = this.due(now)
+    const { due } = deliveryRules(this.policy, now)
     let swept: CommandRow[] = []
     const rows = await this.db.transaction().execute(async (tx) => {
       swept = await this.applyTimeRules(now, deviceId, tx)
@@ -124,17 +112,11 @@ export class CommandQueue {
 
   /** How many commands a poll would return now (heartbeat answer); reads only, as the sweep would leave them. */
   async countDue(deviceId: string, now: number): Promise<number> {
-    const { ttlMs, ackTimeoutMs, maxAttempts } = this.policy
     const row = await this.db
       .selectFrom('platform_commands')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('device_id', '=', deviceId)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'pending'), eb('created_at', '>', now - ttlMs)]),
-          eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', now - ackTimeoutMs), eb('attempts', '<', maxAttempts)]),
-        ]),
-      )
+      .where(deliveryRules(this.policy, now).due)
       .executeTakeFirstOrThrow()
     return Number(row.n)
   }
