@@ -1,17 +1,11 @@
 import { AppError } from '../../errors.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
-import { deliveryRules } from './delivery-rules.js'
+import { deliveryRules, type DeliveryPolicy } from './delivery-rules.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
 import type { EventPublisher } from '../../events/event-bus.js'
 import { commandEvent, type CommandEvent } from './command-event.js'
-
-export interface DeliveryPolicy {
-  ackTimeoutMs: number
-  maxAttempts: number
-  ttlMs: number
-}
 
 /**
  * At-least-once command queue (contract §7): pending → delivered (attempts + 1) → done |

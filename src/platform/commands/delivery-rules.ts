@@ -1,6 +1,11 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import type { DeliveryPolicy } from './command-queue.js'
+
+export interface DeliveryPolicy {
+  ackTimeoutMs: number
+  maxAttempts: number
+  ttlMs: number
+}
 
 type Condition = (eb: ExpressionBuilder<Database, 'platform_commands'>) => Expression<SqlBool>
 
