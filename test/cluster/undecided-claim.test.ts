@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { connect } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/cluster/local-cluster.js'
 import { DIALECTS } from '../helpers/dialects.js'
@@ -14,20 +13,20 @@ if (!NATS_SERVER) {
   console.warn('\n!!! nats-server binary not found: skipping the undecided-claim test !!!\n')
 }
 
-/** A NATS server of this test's own, so the test can stop it. */
+/** A NATS server of this test's own, so the test can stop it; resolves once it logs that it is ready. */
 async function startNats(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort()
-  const child = spawn(NATS_SERVER!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' })
-  const url = `nats://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      await (await connect({ servers: url, timeout: 500, reconnect: false })).close()
-      return { url, child }
-    } catch (err) {
-      if (i > 100) throw err
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  const child = spawn(NATS_SERVER!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+      if (log.includes('Server is ready')) resolve()
+    })
+    child.once('error', reject)
+    child.once('exit', (code) => reject(new Error(`nats-server exited with ${code} before it was ready:\n${log}`)))
+  })
+  return { url: `nats://127.0.0.1:${port}`, child }
 }
 
 describe.skipIf(!NATS_SERVER || !DIALECTS.includes('postgres'))('a link whose ownership cannot be decided', () => {

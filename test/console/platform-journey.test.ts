@@ -43,13 +43,7 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
       sim: { platformIntervals: { heartbeatMs: 1000, sampleMs: 250, flushMs: 500, pollMs: 300 } },
     })
     browser = await launchChromium()
-    // The simulator's devices have sent telemetry, and this one 130 log entries beside its own (enough for 3 pages).
-    const deadline = Date.now() + 30_000
-    const telemetryKeys = async () => Object.keys((await admin<{ latest_telemetry: object }>(`/api/admin/device/${DEVICE}/detail`)).latest_telemetry).length
-    while ((await telemetryKeys()) < 3) {
-      if (Date.now() > deadline) throw new Error(`${DEVICE} sent no telemetry`)
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
+    // 130 log entries beside the device's own (enough for 3 pages).
     const entries = Array.from({ length: 130 }, (_, i) => ({ level: i % 2 ? 'info' : 'error', tag: 'seed', message: `seeded entry ${i}` }))
     await device(`/v1/device/${DEVICE}/logs/batch`, entries)
   }, 60_000)
@@ -99,6 +93,9 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
   })
 
   it('charts telemetry by key and range, filters the logs by level and loads older pages', async () => {
+    // The simulated device reports its three keys within a second or two of the start.
+    const telemetryKeys = async () => Object.keys((await admin<{ latest_telemetry: object }>(`/api/admin/device/${DEVICE}/detail`)).latest_telemetry)
+    await expect.poll(telemetryKeys, { timeout: 15_000, interval: 200 }).toEqual(expect.arrayContaining(['temperature', 'humidity', 'rssi']))
     const context = await newContext(browser, server.url)
     const page = await context.newPage()
     await signIn(page, 'root', 'root-password')
@@ -207,7 +204,7 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     await context.close()
   })
 
-  it('shows the platform pages in Chinese', async () => {
+  it('shows the device page in Chinese: chart, command form, commands table and clear-logs button named in Chinese, and passes axe', async () => {
     const context = await newContext(browser, server.url)
     const page = await context.newPage()
     await signIn(page, 'root', 'root-password')
@@ -215,10 +212,14 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     await page.goto('/platform')
     await page.getByRole('link', { name: '设备', exact: true }).click()
     await page.getByRole('table', { name: '设备', exact: true }).getByRole('link', { name: DEVICE, exact: true }).click()
-    await page.getByRole('img', { name: '遥测', exact: true }).waitFor()
-    await page.getByRole('form', { name: '发送命令', exact: true }).waitFor()
-    await page.getByRole('table', { name: '命令', exact: true }).waitFor()
-    await page.getByRole('button', { name: '清空日志', exact: true }).waitFor()
+    // The telemetry chart, the command form, the commands table and the clear-logs button, each named in Chinese.
+    const named = [
+      page.getByRole('img', { name: '遥测', exact: true }),
+      page.getByRole('form', { name: '发送命令', exact: true }),
+      page.getByRole('table', { name: '命令', exact: true }),
+      page.getByRole('button', { name: '清空日志', exact: true }),
+    ]
+    await expect.poll(() => Promise.all(named.map((l) => l.count()))).toEqual([1, 1, 1, 1])
     await checkAxe(page, '/platform/devices/{id} in Chinese')
     await screenshot(page, 'platform-device-zh')
     await context.close()

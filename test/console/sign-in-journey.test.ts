@@ -53,7 +53,7 @@ describe.skipIf(!chromiumAvailable())('console: signing in and seeing the machin
     await context.close()
   })
 
-  it('shows a user only Machines in the navigation, and remembers Chinese after a reload', async () => {
+  it('shows a user only Machines in the navigation, keeps Chinese after a reload, and signs out to /login', async () => {
     const context = await newContext(browser, server.url, 'zh-CN')
     const page = await context.newPage()
     await page.goto('/login')
@@ -65,10 +65,10 @@ describe.skipIf(!chromiumAvailable())('console: signing in and seeing the machin
     expect(await page.getByRole('link', { name: 'Firmware', exact: true }).count()).toBe(0)
     await page.getByLabel('Language', { exact: true }).selectOption('zh-CN')
     await page.reload()
-    await page.getByRole('table', { name: '机器', exact: true }).waitFor()
+    await expect.poll(() => page.getByRole('table', { name: '机器', exact: true }).count(), { timeout: 15_000 }).toBe(1)
     await screenshot(page, 'machines-zh')
     await page.getByRole('button', { name: '退出登录', exact: true }).click()
-    await page.waitForURL('**/login')
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login')
     await context.close()
   })
 

@@ -55,7 +55,7 @@ describe.skipIf(!runnable)('events across two instances sharing PostgreSQL and N
     links.push(device)
     const login = await a.app.inject({ method: 'POST', url: `/api/v1/devices/${id}/auth/login`, headers: { authorization: await a.auth('alice') }, payload: OPERATOR })
     expect(login.statusCode).toBe(200)
-    await alice.next('binding', (d) => d.device_id === id && d.bound === true)
+    expect((await alice.next('binding', (d) => d.device_id === id)).data).toMatchObject({ username: 'alice', bound: true })
     device.heartbeat({ for: 'alice' })
     expect((await alice.next('device-status', (d) => d.device_id === id)).data.status).toEqual({ for: 'alice' })
   })

@@ -6,7 +6,7 @@ import { startServerProcess } from '../helpers/server-process.js'
 import { SseClient } from './sse-client.js'
 
 describe('fleetgate serve with open event streams', () => {
-  it('ends the streams and exits 0 on SIGTERM (the force-exit after 10 s would exit 1)', async () => {
+  it('finishes the open streams and exits 0 on SIGTERM (the force-exit after 10 s would exit 1)', async () => {
     const server = await startServerProcess({ DATA_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'fg-events-')), 'data') })
     let streams: SseClient[] = []
     try {
@@ -22,6 +22,6 @@ describe('fleetgate serve with open event streams', () => {
       server.child.kill('SIGTERM')
     }
     expect(await server.exited).toBe(0)
-    await Promise.all(streams.map((s) => s.ended))
+    expect(await Promise.all(streams.map((s) => s.ended))).toEqual(['finished', 'finished', 'finished'])
   })
 })

@@ -17,8 +17,11 @@ export class SseClient {
   readonly comments: string[] = []
   /** Every field line as received, in order (`retry: 3000`, `id: 1`, …). */
   readonly lines: string[] = []
-  /** Resolves when the server ends the response or the connection closes. */
-  readonly ended: Promise<void>
+  /**
+   * Resolves when the response is over: `finished` when the server sent the end of the response
+   * (its last chunk), `cut` when the connection went without it.
+   */
+  readonly ended: Promise<'finished' | 'cut'>
   private waiters: Waiter[] = []
   private commentWaiters: ((text: string) => void)[] = []
   private buffer = ''
@@ -33,9 +36,10 @@ export class SseClient {
     response.setEncoding('utf8')
     response.on('data', (chunk: string) => this.feed(chunk))
     this.ended = new Promise((resolve) => {
-      response.on('end', resolve)
-      response.on('close', resolve)
-      response.on('error', () => resolve())
+      const over = () => resolve(response.complete ? 'finished' : 'cut')
+      response.on('end', over)
+      response.on('close', over)
+      response.on('error', over)
     })
   }
 

@@ -11,16 +11,6 @@ import { DEVICE_ENDPOINTS } from './machine-helpers.js'
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name)).toString('base64')
 
-/** Polls `read` until `done` holds: the simulated machine moves on its own clock, there is no event to await. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() > deadline) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) => {
   let t: TestApp
   let database: TestDatabase
@@ -90,12 +80,14 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
     const move = await api('POST', '/api/v1/devices/pnp-01/hardware/move', { x: start.x + 40, y: start.y + 30, speed: 200 })
     expect(move.status).toBe(200)
     expect(move.body.data).toMatchObject({ accepted: true })
+    // The simulated machine moves on its own clock: there is no event to await, only the position to read.
     const seen = new Set<number>()
-    const end = await eventually(
-      async () => (await api('GET', '/api/v1/devices/pnp-01/hardware/position')).body.data,
-      (p) => (seen.add(p.x), Math.abs(p.x - (start.x + 40)) < 1e-6 && Math.abs(p.y - (start.y + 30)) < 1e-6),
-    )
-    expect(end).toMatchObject({ x: start.x + 40, y: start.y + 30 })
+    const position = async () => {
+      const p = (await api('GET', '/api/v1/devices/pnp-01/hardware/position')).body.data
+      seen.add(p.x)
+      return p
+    }
+    await expect.poll(position, { timeout: 15_000 }).toMatchObject({ x: start.x + 40, y: start.y + 30 })
     expect(seen.size).toBeGreaterThan(1)
   })
 
@@ -116,11 +108,9 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
     const orderId = created.body.order.id
     const started = await api('POST', '/api/v1/devices/pnp-01/tasks/start', { order_id: orderId })
     expect(started.status).toBe(200)
-    const task = await eventually(
-      async () => (await api('GET', '/api/v1/devices/pnp-01/tasks/current')).body.data.task,
-      (task) => task?.state === 'done',
-    )
-    expect(task).toMatchObject({ order_id: orderId, state: 'done', placed: 3, total: 3 })
+    await expect
+      .poll(async () => (await api('GET', '/api/v1/devices/pnp-01/tasks/current')).body.data.task, { timeout: 15_000 })
+      .toMatchObject({ order_id: orderId, state: 'done', placed: 3, total: 3 })
   })
 
   it.each([
@@ -137,17 +127,13 @@ describe.each(DIALECTS)('the simulator against a real server on %s', (dialect) =
 
   it('shows the platform devices reporting heartbeats and telemetry', async () => {
     const consoleHeaders = { 'x-console-token': 'test-console-token' }
-    const devices = await eventually(
-      async () => (await t.app.inject({ method: 'GET', url: '/api/admin/devices', headers: consoleHeaders })).json().devices,
-      (list: { online: boolean; device_id: string }[]) => list.length === 2 && list.every((d) => d.online),
-    )
-    expect(devices).toHaveLength(2)
-    const id = devices[0].device_id
-    const detail = await eventually(
-      async () => (await t.app.inject({ method: 'GET', url: `/api/admin/device/${id}/detail`, headers: consoleHeaders })).json(),
-      (d) => Object.keys(d.latest_telemetry ?? {}).length > 0,
-    )
-    expect(Object.keys(detail.latest_telemetry).length).toBeGreaterThan(0)
+    const devices = async () => (await t.app.inject({ method: 'GET', url: '/api/admin/devices', headers: consoleHeaders })).json().devices
+    const online = expect.objectContaining({ online: true })
+    await expect.poll(devices, { timeout: 15_000 }).toEqual([online, online])
+    const id = (await devices())[0].device_id
+    const telemetryKeys = async () =>
+      Object.keys((await t.app.inject({ method: 'GET', url: `/api/admin/device/${id}/detail`, headers: consoleHeaders })).json().latest_telemetry ?? {})
+    await expect.poll(telemetryKeys, { timeout: 15_000 }).not.toEqual([])
   })
 
   it('reconnects every machine after a server restart, within the back-off', async (context) => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getOrCreateSetting } from '../../src/storage/settings-repository.js'
 import type { Storage } from '../../src/storage/storage.js'
@@ -10,9 +11,15 @@ describe.each(DIALECTS)('storage on %s', (dialect) => {
   })
   afterAll(() => storage.cleanup())
 
-  it('runs migrations again without error (idempotent start)', async () => {
+  it('starts again on a migrated database: no migration runs twice and the data stays', async () => {
+    const applied = async () => (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(storage.db)).rows.map((r) => r.name)
+    const before = await applied()
+    expect(before.length).toBeGreaterThan(0)
+    await getOrCreateSetting(storage.db, 'kept-across-starts', () => 'first start')
     await storage.migrate()
     await storage.migrate()
+    expect(await applied()).toEqual(before)
+    expect(await getOrCreateSetting(storage.db, 'kept-across-starts', () => 'second start')).toMatchObject({ value: 'first start', created: false })
   })
 
   it('creates a setting once, even when many callers race for it', async () => {

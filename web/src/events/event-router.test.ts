@@ -1,5 +1,5 @@
 import { QueryClient, QueryObserver } from '@tanstack/react-query'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { machineKeys, platformKeys } from '../api/query-keys'
 import type { DeviceList, DeviceRecord } from '../api/types'
 import { routeEvent } from './event-router'
@@ -64,14 +64,14 @@ describe('event router', () => {
     }
     const observer = new QueryObserver(client, { queryKey: key, queryFn })
     const unsubscribe = observer.subscribe(() => {})
-    await vi.waitFor(() => expect(client.getQueryData(key)).toBeDefined())
+    await expect.poll(() => client.getQueryData(key)).toBeDefined()
     void client.refetchQueries({ queryKey: key })
-    await vi.waitFor(() => expect(calls).toBe(2))
+    await expect.poll(() => calls).toBe(2)
     // Meanwhile the device acks it: the server moves on and says so.
     Object.assign(server, { status: 'done', attempts: 1 })
     routeEvent(client, event('command', { device_id: 'iot-1', id: 7, action: 'bleep', status: 'done', attempts: 1, at: 1 }))
     answerLate()
-    await vi.waitFor(() => expect(client.isFetching({ queryKey: key })).toBe(0))
+    await expect.poll(() => client.isFetching({ queryKey: key })).toBe(0)
     expect(client.getQueryData<{ commands: { status: string }[] }>(key)!.commands[0]!.status).toBe('done')
     unsubscribe()
   })
