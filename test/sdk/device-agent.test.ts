@@ -224,5 +224,10 @@ describe('device agent', () => {
     await once(a, 'disconnected')
     await a.close()
     expect(a.state).toBe('stopped')
+    // Absence can only be watched for a while: 20 back-off periods pass with no further attempt.
+    let attemptsAfterClose = 0
+    a.on('disconnected', () => attemptsAfterClose++)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(attemptsAfterClose).toBe(0)
   })
 })
