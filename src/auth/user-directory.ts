@@ -1,6 +1,7 @@
 import type { Config, ConfiguredUser, Role } from '../config/config.js'
 import { sameDigest, sha256 } from './secrets.js'
-import { nowSeconds, type Db } from '../storage/storage.js'
+import { type Db } from '../storage/storage.js'
+import { nowSeconds } from '../lib/time.js'
 
 /** A gateway user as the API shows it. */
 export interface AuthUser {

@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js'
 import { pageWithCursor } from '../storage/paging.js'
-import { nowSeconds, type Db } from '../storage/storage.js'
+import { type Db } from '../storage/storage.js'
+import { nowSeconds } from '../lib/time.js'
 
 export interface NewRelease {
   release_id: string

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from '../errors.js'
 import type { Metrics } from './metrics.js'
+import { withTimeout } from '../lib/time.js'
 
 export interface ReadinessCheck {
   name: string
@@ -33,12 +34,3 @@ export async function opsRoutes(app: FastifyInstance, { metrics, readiness, inst
   })
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timeout')), ms)
-    }),
-  ]).finally(() => clearTimeout(timer))
-}

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
 import type { HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
@@ -49,7 +50,7 @@ export class DeviceLink {
     private readonly metrics: LinkMetrics,
     /** The upgraded connection's socket, for batched writes. */
     readonly wire?: Socket,
-    readonly connectTime = Date.now() / 1000,
+    readonly connectTime = nowSeconds(),
   ) {}
 
   get deviceId(): string {

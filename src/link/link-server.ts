@@ -13,6 +13,7 @@ import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
+import { delay, nowSeconds, withTimeout } from '../lib/time.js'
 
 export interface LinkServerDeps {
   store: LinkStore
@@ -115,7 +116,7 @@ export class LinkServer {
       }
       if (!isOpen(socket)) return undefined
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
-      const connectTime = Date.now() / 1000
+      const connectTime = nowSeconds()
       const generation = await withTimeout(store.claim(identity, connectTime, bus.instanceId), this.deps.options.claimTimeoutMs)
       if (generation === undefined) return refused(CLOSE_CODES.internal, 'device record removed during registration; link again')
       link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
@@ -139,7 +140,7 @@ export class LinkServer {
       }
       const replaced = registry.add(link)
       replaced?.close(CLOSE_CODES.replaced, REPLACED)
-      socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: Date.now() / 1000 }))
+      socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: nowSeconds() }))
       this.deps.events?.registered(link, replaced !== undefined)
       log.info({ deviceId, ip: identity.ip, version: frame.version, generation }, 'device linked')
       return { ok: true, link }
@@ -232,13 +233,5 @@ const REPLACED = 'replaced by a newer connection of this device'
 
 const refused = (code: CloseCode, reason: string): Registration => ({ ok: false, refusal: { code, reason } })
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout
-  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  )
-}
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const displayAddress = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address)

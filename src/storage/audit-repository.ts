@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Database } from './database.js'
 import type { Db } from './storage.js'
-import { nowSeconds } from './storage.js'
+import { nowSeconds } from '../lib/time.js'
 import { newestFirstPage } from './paging.js'
 
 export interface AuditEntry {

@@ -192,5 +192,3 @@ const createSchema = (url: string, schema: string) => runAdminStatement(url, sch
 /** Drops a schema made for tests (PostgreSQL only). */
 export const dropSchema = (url: string, schema: string) => runAdminStatement(url, schema, (name) => `drop schema if exists ${name} cascade`)
 
-/** Seconds since epoch, fractional (gateway timestamps). */
-export const nowSeconds = () => Date.now() / 1000

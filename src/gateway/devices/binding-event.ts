@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { eventSchema } from '../../events/event-envelope.js'
-import { nowSeconds } from '../../storage/storage.js'
+import { nowSeconds } from '../../lib/time.js'
 
 /** `data` of `event: binding`: a user was bound to a device (device login) or unbound (admin). */
 export const BindingEventData = Type.Object({

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import { nowSeconds, type Db } from '../../storage/storage.js'
+import { type Db } from '../../storage/storage.js'
+import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
 export type BindingRow = Selectable<Database['user_device_bindings']>

@@ -5,7 +5,8 @@ import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import { nowSeconds, type Db } from '../../storage/storage.js'
+import { type Db } from '../../storage/storage.js'
+import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
 const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const

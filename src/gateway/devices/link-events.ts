@@ -2,7 +2,7 @@ import type { EventPublisher } from '../../events/event-bus.js'
 import type { DeviceLink } from '../../link/device-link.js'
 import type { LinkObserver } from '../../link/link-observer.js'
 import type { LinkRegistry } from '../../link/link-registry.js'
-import { nowSeconds } from '../../storage/storage.js'
+import { nowSeconds } from '../../lib/time.js'
 import type { DeviceEvent, DeviceStatusEvent } from './device-events.js'
 
 interface StatusSlot {

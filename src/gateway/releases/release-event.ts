@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { eventSchema } from '../../events/event-envelope.js'
-import { nowSeconds } from '../../storage/storage.js'
+import { nowSeconds } from '../../lib/time.js'
 
 /** Why a `release` event was raised (an addition to contract §11's fields). */
 export const RELEASE_EVENT_REASONS = ['uploaded', 'activated', 'deactivated'] as const

@@ -9,6 +9,7 @@ import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
 import { InProcessDeviceBus } from './in-process-device-bus.js'
 import { NatsRpc } from './nats-rpc.js'
 import { natsSubjects } from './nats-subjects.js'
+import { withTimeout } from '../../lib/time.js'
 
 /** Margin on top of the device time-out so the holder's own 504 usually wins over NATS's. */
 const REQUEST_MARGIN_MS = 1000
@@ -149,11 +150,6 @@ export class NatsDeviceBus implements DeviceBus {
   }
 
   private readonly onError = (err: unknown) => this.log.error({ err }, 'NATS device bus error')
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout
-  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer))
 }
 
 const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code
