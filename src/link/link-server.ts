@@ -13,6 +13,7 @@ import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
+import { PeriodicTask } from '../lib/periodic-task.js'
 import { delay, nowSeconds, withTimeout } from '../lib/time.js'
 
 export interface LinkServerDeps {
@@ -42,16 +43,18 @@ export class LinkServer {
   private readonly unlinked = new WeakSet<DeviceLink>()
   private readonly sessionHost: LinkSessionHost
   private closing = false
-  private fenceTimer: NodeJS.Timeout | undefined
+  /** Backstop for a lost takeover notice: re-reads the generations of this instance's links. */
+  private readonly fenceCheck: PeriodicTask
 
   constructor(private readonly deps: LinkServerDeps) {
     deps.bus.onTakeover((deviceId, generation) => {
       this.fence(deviceId, generation).catch((err: unknown) => deps.log.warn({ err, deviceId }, 'closing a taken-over link failed'))
     })
-    this.fenceTimer = setInterval(() => {
-      this.checkFences().catch((err: unknown) => deps.log.warn({ err }, 'link fence check failed'))
-    }, deps.options.fenceCheckMs)
-    this.fenceTimer.unref()
+    this.fenceCheck = new PeriodicTask(
+      () => this.checkFences(),
+      (err) => deps.log.warn({ err }, 'link fence check failed'),
+    )
+    this.fenceCheck.start(deps.options.fenceCheckMs)
     this.sessionHost = {
       registerTimeoutMs: deps.options.registerTimeoutMs,
       writer: deps.writer,
@@ -80,7 +83,8 @@ export class LinkServer {
   async shutdown(): Promise<void> {
     const { registry, writer, options } = this.deps
     this.closing = true
-    clearInterval(this.fenceTimer)
+    // Not awaited: a check blocked on an unreachable database must not hold up the shutdown.
+    void this.fenceCheck.stop()
     registry.stopPinging()
     const deadline = Date.now() + options.shutdownGraceMs
     while (registry.inFlight() > 0 && Date.now() < deadline) await delay(25)

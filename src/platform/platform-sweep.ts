@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { PeriodicTask } from '../lib/periodic-task.js'
 import type { EventPublisher } from '../events/event-bus.js'
 import type { Db } from '../storage/storage.js'
 import type { CommandQueue } from './commands/command-queue.js'
@@ -18,13 +19,17 @@ export interface PlatformSweepParts {
  * once (conditional UPDATEs), so each event is raised once. Runs never overlap.
  */
 export class PlatformSweep {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
+  private readonly task: PeriodicTask
 
   constructor(
     private readonly parts: PlatformSweepParts,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+    log: FastifyBaseLogger,
+  ) {
+    this.task = new PeriodicTask(
+      () => this.runOnce(),
+      (err) => log.error({ err }, 'event sweep failed'),
+    )
+  }
 
   async runOnce(now = Date.now()): Promise<void> {
     const { db, bus, commands, offlineMs } = this.parts
@@ -35,20 +40,10 @@ export class PlatformSweep {
   }
 
   start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      if (this.running) return
-      this.running = this.runOnce()
-        .catch((err: unknown) => this.log.error({ err }, 'event sweep failed'))
-        .finally(() => {
-          this.running = undefined
-        })
-    }, intervalMs)
-    this.timer.unref()
+    this.task.start(intervalMs)
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer)
-    this.timer = undefined
-    await this.running
+  stop(): Promise<void> {
+    return this.task.stop()
   }
 }

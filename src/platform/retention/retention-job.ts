@@ -1,5 +1,6 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
+import { PeriodicTask } from '../../lib/periodic-task.js'
 import type { Db } from '../../storage/storage.js'
 import { deleteExpiredBindCodes } from '../binding/bind-store.js'
 import type { CommandQueue } from '../commands/command-queue.js'
@@ -32,14 +33,20 @@ export interface RetentionResult {
  * binding codes. Runs never overlap; `stop` waits for a running pass.
  */
 export class RetentionJob {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<unknown> | undefined
-  private readonly abort = new AbortController()
+  private readonly task: PeriodicTask
 
   constructor(
     private readonly parts: RetentionParts,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+    log: FastifyBaseLogger,
+  ) {
+    this.task = new PeriodicTask(
+      async (signal) => {
+        const r = await this.runExclusive(Date.now(), signal)
+        if (r && r.telemetry + r.logs > 0) log.info({ pruned: r }, 'platform retention pruned old rows')
+      },
+      (err) => log.error({ err }, 'platform retention failed'),
+    )
+  }
 
   /** One pass; `signal` stops it between two batches (what is deleted stays deleted). */
   async runOnce(now = Date.now(), signal?: AbortSignal): Promise<RetentionResult> {
@@ -62,31 +69,12 @@ export class RetentionJob {
 
   /** A first pass right away (a backlog left by a stopped server is not kept a minute longer), then periodic ones. */
   start(intervalMs = RETENTION_INTERVAL_MS): void {
-    this.timer = setInterval(() => this.tick(), intervalMs)
-    this.timer.unref()
-    this.tick()
+    this.task.start(intervalMs, { immediately: true })
   }
 
   /** Stops the timer and a pass under way at its next batch, and waits for it: shutdown never waits on a backlog. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer)
-    this.timer = undefined
-    this.abort.abort()
-    await this.running
-  }
-
-  private tick(): void {
-    if (this.running || this.abort.signal.aborted) return
-    this.running = this.runExclusive(Date.now(), this.abort.signal)
-      .then(
-        (r) => {
-          if (r && r.telemetry + r.logs > 0) this.log.info({ pruned: r }, 'platform retention pruned old rows')
-        },
-        (err: unknown) => this.log.error({ err }, 'platform retention failed'),
-      )
-      .finally(() => {
-        this.running = undefined
-      })
+  stop(): Promise<void> {
+    return this.task.stop()
   }
 }
 

@@ -1,0 +1,37 @@
+/**
+ * Runs `pass` every `intervalMs`, never two at once: a tick that finds a pass still running is
+ * skipped. `stop` clears the timer, aborts the pass's signal and waits for it to end.
+ */
+export class PeriodicTask {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private readonly abort = new AbortController()
+
+  constructor(
+    private readonly pass: (signal: AbortSignal) => Promise<unknown>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Starts the timer (unref'd: it never keeps the process alive); `immediately` runs a first pass now. */
+  start(intervalMs: number, { immediately = false } = {}): void {
+    if (this.timer || this.abort.signal.aborted) return
+    this.timer = setInterval(() => this.tick(), intervalMs)
+    this.timer.unref()
+    if (immediately) this.tick()
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    this.abort.abort()
+    await this.running
+  }
+
+  private tick(): void {
+    if (this.running || this.abort.signal.aborted) return
+    this.running = this.pass(this.abort.signal)
+      .then(() => undefined, this.onError)
+      .finally(() => {
+        this.running = undefined
+      })
+  }
+}
