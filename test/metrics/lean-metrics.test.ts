@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { LeanCounter, LeanHistogram } from '../../src/http/lean-metrics.js'
+import { LeanCounter, LeanHistogram } from '../../src/metrics/lean-metrics.js'
 
 const BUCKETS = [0.001, 0.005, 0.01, 0.1, 1]
 const OBSERVED = [0.0004, 0.001, 0.003, 0.02, 0.02, 0.5, 3, 0.0099]
