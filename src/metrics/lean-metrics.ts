@@ -1,90 +1,193 @@
-import type { Metric, Registry } from 'prom-client'
+import {
+  validateMetricName,
+  type Aggregator,
+  type Counter,
+  type Histogram,
+  type LabelValues,
+  type MetricObjectWithValues,
+  type MetricType,
+  type MetricValue,
+  type MetricValueWithName,
+  type ObserveDataWithExemplar,
+  type OpenMetricsContentType,
+  type PrometheusContentType,
+  type Registry,
+} from 'prom-client'
 
-type Labels = Record<string, string | number>
+type LabelValue = string | number
 
-/** What a prom-client registry reads of a metric when it writes the text format. */
-interface Exposed {
-  name: string
-  help: string
-  type: 'counter' | 'histogram'
-  values: { labels: Labels; value: number; metricName: string }[]
-  aggregator: 'sum'
-}
-
-interface LeanOptions<L extends string> {
+export interface LeanOptions<L extends string> {
   name: string
   help: string
   labelNames: readonly L[]
-  registers: Registry[]
+  /** As prom-client's: each registry exposes the metric (none is the global registry here). */
+  registers: (Registry<PrometheusContentType> | Registry<OpenMetricsContentType>)[]
+}
+
+/** What the registry reads of a metric value in the text format: the series' labels apart (prom-client's `sharedLabels`). */
+interface TextValue<L extends string> {
+  labels: LabelValues<'le'>
+  sharedLabels: LabelValues<L>
+  value: number
+  metricName: string
+}
+
+const NO_LABELS = Object.freeze({})
+const collectNothing = (): void => {}
+
+/**
+ * prom-client's typings give a metric's `type` as the enum `MetricType`, which the package does
+ * not define at runtime: its own metrics, and the registry that writes `# TYPE`, use the strings.
+ * This is the one place that bridges the typings and the runtime.
+ */
+function metricType(type: 'counter' | 'histogram'): MetricType {
+  return type as unknown as MetricType
 }
 
 /**
  * Counters and histograms for the per-request hot path, exposed through a prom-client registry
- * in its text format. prom-client validates and hashes the label set on every `inc`/`observe`;
+ * in its text formats. prom-client validates and hashes the label set on every `inc`/`observe`;
  * on a forwarded request (two histograms and a counter) that cost about a tenth of the server's
  * CPU. Here a caller asks once for the child of a label set and keeps it: an observation is a
- * bucket search and two additions.
+ * bucket search and two additions, and allocates nothing.
+ *
+ * The classes implement prom-client's `Counter` and `Histogram`, so a registry takes them as its
+ * own; the calls that take a label set (`inc(labels, n)`, `observe(labels, v)`) work but are the
+ * slow way. Exemplars and `collect` are not supported.
  */
-abstract class LeanMetric<L extends string, C> {
-  readonly name: string
+abstract class LeanMetric<L extends string, C extends { readonly labels: LabelValues<L>; zero(): void }> {
+  /** Not readonly: an OpenMetrics registry renames a counter's family (`x_total` → `x`), as it does prom-client's own. */
+  name: string
   readonly help: string
-  private readonly labelNames: readonly L[]
-  protected readonly children = new Map<string, { labels: Labels; child: C }>()
+  readonly labelNames: readonly L[]
+  readonly aggregator: Aggregator = 'sum'
+  protected readonly children = new Map<string, C>()
 
   constructor(options: LeanOptions<L>) {
+    if (!validateMetricName(options.name)) throw new Error(`Invalid metric name: ${options.name}`)
     this.name = options.name
     this.help = options.help
-    this.labelNames = options.labelNames
-    for (const registry of options.registers) registry.registerMetric(this as unknown as Metric)
+    this.labelNames = [...options.labelNames]
   }
 
   /** The child of one label set; keep it, it is the cheap way to record. */
-  labels(labels: Record<L, string | number>): C {
-    const key = this.labelNames.map((name) => String(labels[name])).join('\u0000')
-    let entry = this.children.get(key)
-    if (!entry) {
-      const own: Labels = {}
-      for (const name of this.labelNames) own[name] = labels[name]
-      entry = { labels: own, child: this.makeChild() }
-      this.children.set(key, entry)
-    }
-    return entry.child
+  labels(labels: Record<L, LabelValue>): C
+  /** The child of the label values given in the order of `labelNames`. */
+  labels(...values: string[]): C
+  labels(...args: [Record<L, LabelValue>] | string[]): C {
+    return this.series(this.labelsOf(args))
+  }
+
+  /** Stops exposing one series; a child of it still held records nowhere. */
+  remove(labels: LabelValues<L>): void
+  remove(...values: string[]): void
+  remove(...args: [LabelValues<L>] | string[]): void {
+    this.children.delete(this.keyOf(this.labelsOf(args)))
   }
 
   reset(): void {
     this.children.clear()
   }
 
-  protected abstract makeChild(): C
-  abstract get(): Promise<Exposed>
+  /** The child of a label set (missing labels are left out, as prom-client does), made on first use. */
+  protected series(labels: LabelValues<L>): C {
+    for (const name in labels) {
+      if (!(this.labelNames as readonly string[]).includes(name)) {
+        throw new Error(`Added label "${name}" is not included in initial labelset: [${this.labelNames.join(', ')}]`)
+      }
+    }
+    const key = this.keyOf(labels)
+    let child = this.children.get(key)
+    if (!child) {
+      const own: LabelValues<L> = {}
+      for (const name of this.labelNames) {
+        const value = labels[name]
+        if (value !== undefined) own[name] = value
+      }
+      child = this.makeChild(own)
+      this.children.set(key, child)
+    }
+    return child
+  }
+
+  protected abstract makeChild(labels: LabelValues<L>): C
+
+  private keyOf(labels: LabelValues<L>): string {
+    let key = ''
+    for (const name of this.labelNames) {
+      const value = labels[name]
+      key += (value === undefined ? '\u0001' : String(value)) + '\u0000'
+    }
+    return key
+  }
+
+  private labelsOf(args: [LabelValues<L>] | string[]): LabelValues<L> {
+    const [first] = args
+    if (typeof first === 'object') return first
+    if (args.length !== this.labelNames.length) throw new Error('Invalid number of arguments')
+    const labels: LabelValues<L> = {}
+    this.labelNames.forEach((name, i) => (labels[name] = String(args[i])))
+    return labels
+  }
 }
 
-export class LeanCounterChild {
+export class LeanCounterChild<L extends string = string> implements Counter.Internal {
   value = 0
+
+  constructor(readonly labels: LabelValues<L>) {}
+
   inc(by = 1): void {
     this.value += by
   }
-}
 
-export class LeanCounter<L extends string> extends LeanMetric<L, LeanCounterChild> {
-  protected makeChild(): LeanCounterChild {
-    return new LeanCounterChild()
-  }
-
-  async get(): Promise<Exposed> {
-    const values = [...this.children.values()].map(({ labels, child }) => ({ labels, value: child.value, metricName: this.name }))
-    return { name: this.name, help: this.help, type: 'counter', values, aggregator: 'sum' }
+  zero(): void {
+    this.value = 0
   }
 }
 
-export class LeanHistogramChild {
+export class LeanCounter<L extends string> extends LeanMetric<L, LeanCounterChild<L>> implements Counter<L> {
+  /** Read by the registry (an OpenMetrics registry adds `_total` to a counter's samples). */
+  readonly type = 'counter'
+
+  constructor(options: LeanOptions<L>) {
+    super(options)
+    // A counter without labels shows 0 before its first increment, as prom-client's does.
+    if (this.labelNames.length === 0) this.series({})
+    for (const registry of options.registers) registry.registerMetric(this)
+  }
+
+  /** The slow way: looks the label set up on every call. */
+  inc(labels: LabelValues<L>, by?: number): void
+  inc(by?: number): void
+  inc(labelsOrBy?: LabelValues<L> | number, by?: number): void {
+    if (typeof labelsOrBy === 'object') this.series(labelsOrBy).inc(by)
+    else this.series(NO_LABELS).inc(labelsOrBy)
+  }
+
+  protected makeChild(labels: LabelValues<L>): LeanCounterChild<L> {
+    return new LeanCounterChild(labels)
+  }
+
+  async get(): Promise<MetricObjectWithValues<MetricValue<L>>> {
+    const values: MetricValue<L>[] = []
+    for (const { labels, value } of this.children.values()) values.push({ labels, value })
+    return { name: this.name, help: this.help, type: metricType(this.type), values, aggregator: this.aggregator, collect: collectNothing }
+  }
+}
+
+export class LeanHistogramChild<L extends string = string> implements Histogram.Internal<L> {
   /** Observations per bucket, not cumulative (Prometheus' cumulative counts are summed at scrape). */
   readonly perBucket: Float64Array
   sum = 0
   count = 0
+  private readonly upperBounds: readonly number[]
 
-  constructor(private readonly upperBounds: readonly number[]) {
-    this.perBucket = new Float64Array(upperBounds.length)
+  constructor(
+    private readonly metric: LeanHistogram<L>,
+    readonly labels: LabelValues<L>,
+  ) {
+    this.upperBounds = metric.buckets
+    this.perBucket = new Float64Array(this.upperBounds.length)
   }
 
   observe(value: number): void {
@@ -98,32 +201,89 @@ export class LeanHistogramChild {
       }
     }
   }
+
+  /** Observes the seconds until the returned function is called, in this series or, given labels, in that one. */
+  startTimer(): (labels?: LabelValues<L>) => number {
+    return this.metric.startTimer(this.labels)
+  }
+
+  zero(): void {
+    this.perBucket.fill(0)
+    this.sum = 0
+    this.count = 0
+  }
 }
 
-export class LeanHistogram<L extends string> extends LeanMetric<L, LeanHistogramChild> {
-  private readonly buckets: readonly number[]
+export class LeanHistogram<L extends string> extends LeanMetric<L, LeanHistogramChild<L>> implements Histogram<L> {
+  readonly type = 'histogram'
+  /** Upper bounds, ascending, without +Inf. */
+  readonly buckets: readonly number[]
+  /** `{ le }` of each bucket and of +Inf, made once: the registry copies labels before it changes them. */
+  private readonly bucketLabels: readonly LabelValues<'le'>[]
 
   constructor(options: LeanOptions<L> & { buckets: readonly number[] }) {
     super(options)
+    if ((this.labelNames as readonly string[]).includes('le')) throw new Error('le is a reserved label keyword')
     this.buckets = [...options.buckets].sort((a, b) => a - b)
+    this.bucketLabels = [...this.buckets.map((le) => ({ le })), { le: '+Inf' }]
+    // A histogram without labels shows its empty buckets before the first observation, as prom-client's does.
+    if (this.labelNames.length === 0) this.series({})
+    for (const registry of options.registers) registry.registerMetric(this)
   }
 
-  protected makeChild(): LeanHistogramChild {
-    return new LeanHistogramChild(this.buckets)
-  }
-
-  async get(): Promise<Exposed> {
-    const values: Exposed['values'] = []
-    for (const { labels, child } of this.children.values()) {
-      let cumulative = 0
-      this.buckets.forEach((le, i) => {
-        cumulative += child.perBucket[i]!
-        values.push({ labels: { le, ...labels }, value: cumulative, metricName: `${this.name}_bucket` })
-      })
-      values.push({ labels: { le: '+Inf', ...labels }, value: child.count, metricName: `${this.name}_bucket` })
-      values.push({ labels, value: child.sum, metricName: `${this.name}_sum` })
-      values.push({ labels, value: child.count, metricName: `${this.name}_count` })
+  /** The slow way: looks the label set up on every call. */
+  observe(value: number): void
+  observe(labels: LabelValues<L>, value: number): void
+  /** Exemplars are not supported: `exemplarLabels` is ignored. */
+  observe(observeData: ObserveDataWithExemplar<L>): void
+  observe(first: LabelValues<L> | ObserveDataWithExemplar<L> | number, value?: number): void {
+    if (typeof first === 'number') this.series(NO_LABELS).observe(first)
+    else if (value !== undefined) this.series(first as LabelValues<L>).observe(value)
+    else {
+      const data = first as ObserveDataWithExemplar<L>
+      this.series(data.labels ?? NO_LABELS).observe(data.value)
     }
-    return { name: this.name, help: this.help, type: 'histogram', values, aggregator: 'sum' }
+  }
+
+  startTimer(labels?: LabelValues<L>): (labels?: LabelValues<L>) => number {
+    const started = performance.now()
+    return (endLabels) => {
+      const seconds = (performance.now() - started) / 1000
+      this.series(endLabels ? { ...labels, ...endLabels } : (labels ?? NO_LABELS)).observe(seconds)
+      return seconds
+    }
+  }
+
+  /** Shows the series of a label set at zero before its first observation. */
+  zero(labels: LabelValues<L>): void {
+    this.series(labels).zero()
+  }
+
+  protected makeChild(labels: LabelValues<L>): LeanHistogramChild<L> {
+    return new LeanHistogramChild(this, labels)
+  }
+
+  /** The values with each series' labels merged into every sample's (prom-client's JSON form). */
+  async get(): Promise<MetricObjectWithValues<MetricValueWithName<L>>> {
+    const text = await this.getForPromString()
+    const values = text.values.map(({ labels, sharedLabels, value, metricName }): MetricValueWithName<L> => ({ labels: { ...labels, ...sharedLabels }, value, metricName }))
+    return { ...text, values }
+  }
+
+  /** What the registry writes: a series' labels apart from `le`, so default labels fall where prom-client puts them. */
+  async getForPromString(): Promise<Omit<MetricObjectWithValues<MetricValueWithName<L>>, 'values'> & { values: TextValue<L>[] }> {
+    const values: TextValue<L>[] = []
+    const bucket = `${this.name}_bucket`
+    for (const child of this.children.values()) {
+      let cumulative = 0
+      for (let i = 0; i < this.buckets.length; i++) {
+        cumulative += child.perBucket[i]!
+        values.push({ labels: this.bucketLabels[i]!, sharedLabels: child.labels, value: cumulative, metricName: bucket })
+      }
+      values.push({ labels: this.bucketLabels[this.buckets.length]!, sharedLabels: child.labels, value: child.count, metricName: bucket })
+      values.push({ labels: NO_LABELS, sharedLabels: child.labels, value: child.sum, metricName: `${this.name}_sum` })
+      values.push({ labels: NO_LABELS, sharedLabels: child.labels, value: child.count, metricName: `${this.name}_count` })
+    }
+    return { name: this.name, help: this.help, type: metricType(this.type), values, aggregator: this.aggregator, collect: collectNothing }
   }
 }

@@ -1,42 +1,103 @@
-import { Counter, Histogram, Registry } from 'prom-client'
+import { Counter, Histogram, Registry, type OpenMetricsContentType, type RegistryContentType } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { LeanCounter, LeanHistogram } from '../../src/metrics/lean-metrics.js'
 
 const BUCKETS = [0.001, 0.005, 0.01, 0.1, 1]
 const OBSERVED = [0.0004, 0.001, 0.003, 0.02, 0.02, 0.5, 3, 0.0099]
+const FORMATS = [
+  { format: 'Prometheus text', contentType: Registry.PROMETHEUS_CONTENT_TYPE },
+  { format: 'OpenMetrics', contentType: Registry.OPENMETRICS_CONTENT_TYPE },
+] as const
+const DEFAULT_LABELS = [
+  { defaults: 'no default labels', labels: undefined },
+  // `route` is also a label of the metrics: a series' own value wins.
+  { defaults: 'default labels', labels: { instance: 'gw-1', route: 'from-defaults' } },
+] as const
 
-/** Text of one registry with the metric renamed, so two registries' texts compare line by line. */
-const text = async (registry: Registry) => (await registry.metrics()).trim()
+/** A registry of either text format: prom-client types the content type into the registry. */
+function registry(contentType: RegistryContentType = Registry.PROMETHEUS_CONTENT_TYPE, defaultLabels?: object): Registry<OpenMetricsContentType> {
+  const made = new Registry<OpenMetricsContentType>()
+  if (contentType === Registry.OPENMETRICS_CONTENT_TYPE) made.setContentType(contentType)
+  if (defaultLabels) made.setDefaultLabels(defaultLabels)
+  return made
+}
+
+const text = (registry: Registry<RegistryContentType>): Promise<string> => registry.metrics()
 
 describe('lean metrics', () => {
-  it('expose a histogram exactly as prom-client’s Histogram does for the same observations', async () => {
-    const [lean, reference] = [new Registry(), new Registry()]
-    const mine = new LeanHistogram({ name: 'x_seconds', help: 'h', labelNames: ['route', 'outcome'], buckets: BUCKETS, registers: [lean] })
-    const theirs = new Histogram({ name: 'x_seconds', help: 'h', labelNames: ['route', 'outcome'], buckets: BUCKETS, registers: [reference] })
-    for (const [i, value] of OBSERVED.entries()) {
-      const labels = { route: i % 2 === 0 ? '/a/:id' : '/b', outcome: 'answered' }
-      mine.labels(labels).observe(value)
-      theirs.observe(labels, value)
+  for (const { format, contentType } of FORMATS) {
+    for (const { defaults, labels: defaultLabels } of DEFAULT_LABELS) {
+      it(`expose counters and histograms exactly as prom-client does (${format}, ${defaults})`, async () => {
+        const [lean, reference] = [registry(contentType, defaultLabels), registry(contentType, defaultLabels)]
+        const histogram = { name: 'x_seconds', help: 'h', labelNames: ['route', 'outcome'], buckets: BUCKETS } as const
+        const counter = { name: 'y_total', help: 'h', labelNames: ['method', 'route', 'status_code'] } as const
+        const mine = {
+          histogram: new LeanHistogram({ ...histogram, registers: [lean] }),
+          counter: new LeanCounter({ ...counter, registers: [lean] }),
+          bare: new LeanCounter({ name: 'z_total', help: 'no labels', labelNames: [], registers: [lean] }),
+          bareHistogram: new LeanHistogram({ name: 'w_bytes', help: 'no labels', labelNames: [], buckets: [10, 100], registers: [lean] }),
+        }
+        const theirs = {
+          histogram: new Histogram({ ...histogram, buckets: [...BUCKETS], registers: [reference] }),
+          counter: new Counter({ ...counter, registers: [reference] }),
+          bare: new Counter({ name: 'z_total', help: 'no labels', registers: [reference] }),
+          bareHistogram: new Histogram({ name: 'w_bytes', help: 'no labels', buckets: [10, 100], registers: [reference] }),
+        }
+        for (const [i, value] of OBSERVED.entries()) {
+          const labels = { route: i % 2 === 0 ? '/a/:id' : '/b', outcome: 'answered' }
+          mine.histogram.labels(labels).observe(value)
+          theirs.histogram.observe(labels, value)
+        }
+        for (const [method, status] of [['GET', 200], ['GET', 200], ['POST', 404], ['GET', 500]] as const) {
+          mine.counter.labels({ method, route: '/b', status_code: status }).inc()
+          theirs.counter.inc({ method, route: '/b', status_code: status })
+        }
+        mine.bareHistogram.observe(50)
+        theirs.bareHistogram.observe(50)
+        expect(await text(lean)).toBe(await reference.metrics())
+        expect(lean.contentType).toBe(contentType)
+      })
     }
-    expect(await text(lean)).toBe(await text(reference))
-  })
+  }
 
-  it('expose a counter exactly as prom-client’s Counter does', async () => {
-    const [lean, reference] = [new Registry(), new Registry()]
-    const mine = new LeanCounter({ name: 'y_total', help: 'h', labelNames: ['method', 'status_code'], registers: [lean] })
-    const theirs = new Counter({ name: 'y_total', help: 'h', labelNames: ['method', 'status_code'], registers: [reference] })
-    for (const [method, status] of [['GET', 200], ['GET', 200], ['POST', 404], ['GET', 500]] as const) {
-      mine.labels({ method, status_code: status }).inc()
-      theirs.inc({ method, status_code: status })
-    }
-    expect(await text(lean)).toBe(await text(reference))
-  })
-
-  it('gives the same child for the same label set, and escapes label values like prom-client', async () => {
+  it('give the same child for the same label set, and escape label values like prom-client', async () => {
     const registry = new Registry()
     const counter = new LeanCounter({ name: 'z_total', help: 'h', labelNames: ['route'], registers: [registry] })
     expect(counter.labels({ route: '/a' })).toBe(counter.labels({ route: '/a' }))
     counter.labels({ route: 'say "hi"\\n' }).inc(2)
-    expect(await text(registry)).toContain('z_total{route="say \\"hi\\"\\\\n"} 2')
+    expect(await registry.metrics()).toContain('z_total{route="say \\"hi\\"\\\\n"} 2')
+  })
+
+  it('answer prom-client’s own calls (label set per call, positional labels, timers, zero, remove) as prom-client does', async () => {
+    const [lean, reference] = [new Registry(), new Registry()]
+    const histogram = { name: 'x_seconds', help: 'h', labelNames: ['route', 'outcome'], buckets: BUCKETS } as const
+    const counter = { name: 'y_total', help: 'h', labelNames: ['method', 'status_code'] } as const
+    const mine = { histogram: new LeanHistogram({ ...histogram, registers: [lean] }), counter: new LeanCounter({ ...counter, registers: [lean] }) }
+    const theirs = { histogram: new Histogram({ ...histogram, buckets: [...BUCKETS], registers: [reference] }), counter: new Counter({ ...counter, registers: [reference] }) }
+    for (const metrics of [mine, theirs]) {
+      metrics.histogram.observe({ route: '/a', outcome: 'answered' }, 0.003)
+      metrics.histogram.observe({ route: '/a', outcome: 'answered' }, 0.5)
+      metrics.histogram.labels('/b', 'timeout').observe(2)
+      metrics.histogram.zero({ route: '/c', outcome: 'answered' })
+      metrics.histogram.labels('/gone', 'answered').observe(1)
+      metrics.histogram.remove('/gone', 'answered')
+      metrics.counter.inc({ method: 'GET', status_code: 200 }, 3)
+      metrics.counter.labels('POST', '201').inc()
+      metrics.counter.inc({ method: 'PUT', status_code: 204 })
+      metrics.counter.remove({ method: 'PUT', status_code: 204 })
+    }
+    expect(await text(lean)).toBe(await reference.metrics())
+    expect(lean.getSingleMetric('x_seconds')).toBe(mine.histogram)
+
+    const end = mine.histogram.labels({ route: '/t', outcome: 'answered' }).startTimer()
+    expect(end()).toBeGreaterThanOrEqual(0)
+    mine.histogram.startTimer({ route: '/t' })({ outcome: 'late' })
+    // The exemplar form of the typings (prom-client takes it only with exemplars enabled); exemplars are not kept.
+    mine.histogram.observe({ labels: { route: '/t', outcome: 'late' }, value: 0.5 })
+    const exposed = await lean.metrics()
+    expect(exposed).toContain('x_seconds_count{route="/t",outcome="answered"} 1')
+    expect(exposed).toContain('x_seconds_count{route="/t",outcome="late"} 2')
+    expect(() => mine.counter.labels('GET')).toThrow('Invalid number of arguments')
+    expect(() => mine.counter.inc({ method: 'GET', status_code: 200, colour: 'red' } as never)).toThrow('not included in initial labelset')
   })
 })
