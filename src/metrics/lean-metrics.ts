@@ -53,7 +53,8 @@ function metricType(type: 'counter' | 'histogram'): MetricType {
  *
  * The classes implement prom-client's `Counter` and `Histogram`, so a registry takes them as its
  * own; the calls that take a label set (`inc(labels, n)`, `observe(labels, v)`) work but are the
- * slow way. Exemplars and `collect` are not supported.
+ * slow way. Unlike prom-client's, `reset()` zeroes the children and keeps them, so a child held
+ * by a caller keeps recording; exemplars and `collect` are not supported.
  */
 abstract class LeanMetric<L extends string, C extends { readonly labels: LabelValues<L>; zero(): void }> {
   /** Not readonly: an OpenMetrics registry renames a counter's family (`x_total` → `x`), as it does prom-client's own. */
@@ -85,8 +86,9 @@ abstract class LeanMetric<L extends string, C extends { readonly labels: LabelVa
     this.children.delete(this.keyOf(this.labelsOf(args)))
   }
 
+  /** Zeroes every series and keeps its child: a caller holding one keeps recording. */
   reset(): void {
-    this.children.clear()
+    for (const child of this.children.values()) child.zero()
   }
 
   /** The child of a label set (missing labels are left out, as prom-client does), made on first use. */

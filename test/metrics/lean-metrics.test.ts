@@ -100,4 +100,27 @@ describe('lean metrics', () => {
     expect(() => mine.counter.labels('GET')).toThrow('Invalid number of arguments')
     expect(() => mine.counter.inc({ method: 'GET', status_code: 200, colour: 'red' } as never)).toThrow('not included in initial labelset')
   })
+
+  it('keep recording through the children callers hold after the registry is reset', async () => {
+    const lean = new Registry()
+    const histogram = new LeanHistogram({ name: 'x_seconds', help: 'h', labelNames: ['route'], buckets: BUCKETS, registers: [lean] })
+    const counter = new LeanCounter({ name: 'y_total', help: 'h', labelNames: ['route'], registers: [lean] })
+    const [held, heldCount] = [histogram.labels({ route: '/a' }), counter.labels({ route: '/a' })]
+    held.observe(0.5)
+    held.observe(3)
+    heldCount.inc(7)
+    lean.resetMetrics()
+    expect(await text(lean)).toContain('x_seconds_count{route="/a"} 0')
+
+    held.observe(0.003)
+    heldCount.inc()
+    // The same as a prom-client registry that saw only what came after the reset.
+    const reference = new Registry()
+    new Histogram({ name: 'x_seconds', help: 'h', labelNames: ['route'], buckets: [...BUCKETS], registers: [reference] }).observe({ route: '/a' }, 0.003)
+    new Counter({ name: 'y_total', help: 'h', labelNames: ['route'], registers: [reference] }).inc({ route: '/a' })
+    const exposed = await text(lean)
+    expect(exposed).toContain('x_seconds_sum{route="/a"} 0.003')
+    expect(exposed).toContain('y_total{route="/a"} 1')
+    expect(exposed).toBe(await reference.metrics())
+  })
 })
