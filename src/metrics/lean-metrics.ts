@@ -24,6 +24,14 @@ export interface LeanOptions<L extends string> {
   registers: (Registry<PrometheusContentType> | Registry<OpenMetricsContentType>)[]
 }
 
+/**
+ * Observations refused by a lean metric, by metric name: NaN or infinite values, and counter
+ * increments below zero. prom-client throws on these (on the request that observed); a lean
+ * metric leaves them out of its values, so a histogram's sum stays a number, and counts them
+ * here, in every registry that holds the metric.
+ */
+export const REJECTED_OBSERVATIONS = 'fleetgate_metrics_rejected_observations_total'
+
 /** What the registry reads of a metric value in the text format: the series' labels apart (prom-client's `sharedLabels`). */
 interface TextValue<L extends string> {
   labels: LabelValues<'le'>
@@ -44,12 +52,16 @@ function metricType(type: 'counter' | 'histogram'): MetricType {
   return type as unknown as MetricType
 }
 
+function reject(sinks: readonly LeanCounterChild[]): void {
+  for (const sink of sinks) sink.inc()
+}
+
 /**
  * Counters and histograms for the per-request hot path, exposed through a prom-client registry
  * in its text formats. prom-client validates and hashes the label set on every `inc`/`observe`;
  * on a forwarded request (two histograms and a counter) that cost about a tenth of the server's
  * CPU. Here a caller asks once for the child of a label set and keeps it: an observation is a
- * bucket search and two additions, and allocates nothing.
+ * check, a bucket search and two additions, and allocates nothing.
  *
  * The classes implement prom-client's `Counter` and `Histogram`, so a registry takes them as its
  * own; the calls that take a label set (`inc(labels, n)`, `observe(labels, v)`) work but are the
@@ -62,6 +74,8 @@ abstract class LeanMetric<L extends string, C extends { readonly labels: LabelVa
   readonly help: string
   readonly labelNames: readonly L[]
   readonly aggregator: Aggregator = 'sum'
+  /** The child of this metric in each registry's rejected-observations counter. */
+  readonly rejections: readonly LeanCounterChild[]
   protected readonly children = new Map<string, C>()
 
   constructor(options: LeanOptions<L>) {
@@ -69,6 +83,11 @@ abstract class LeanMetric<L extends string, C extends { readonly labels: LabelVa
     this.name = options.name
     this.help = options.help
     this.labelNames = [...options.labelNames]
+    this.rejections = this.rejectionSinks(options)
+  }
+
+  protected rejectionSinks({ name, registers }: LeanOptions<L>): readonly LeanCounterChild[] {
+    return registers.map((registry) => RejectedObservations.in(registry).labels({ metric: name }))
   }
 
   /** The child of one label set; keep it, it is the cheap way to record. */
@@ -136,10 +155,15 @@ abstract class LeanMetric<L extends string, C extends { readonly labels: LabelVa
 export class LeanCounterChild<L extends string = string> implements Counter.Internal {
   value = 0
 
-  constructor(readonly labels: LabelValues<L>) {}
+  constructor(
+    readonly labels: LabelValues<L>,
+    private readonly rejections: readonly LeanCounterChild[],
+  ) {}
 
+  /** Adds `by` (1 by default); a negative, NaN or infinite `by` is left out and counted as rejected. */
   inc(by = 1): void {
-    this.value += by
+    if (by >= 0 && by < Infinity) this.value += by
+    else reject(this.rejections)
   }
 
   zero(): void {
@@ -167,13 +191,32 @@ export class LeanCounter<L extends string> extends LeanMetric<L, LeanCounterChil
   }
 
   protected makeChild(labels: LabelValues<L>): LeanCounterChild<L> {
-    return new LeanCounterChild(labels)
+    return new LeanCounterChild(labels, this.rejections)
   }
 
   async get(): Promise<MetricObjectWithValues<MetricValue<L>>> {
     const values: MetricValue<L>[] = []
     for (const { labels, value } of this.children.values()) values.push({ labels, value })
     return { name: this.name, help: this.help, type: metricType(this.type), values, aggregator: this.aggregator, collect: collectNothing }
+  }
+}
+
+/** `fleetgate_metrics_rejected_observations_total` of one registry: made by the first lean metric registered there. */
+class RejectedObservations extends LeanCounter<'metric'> {
+  static in(registry: LeanOptions<string>['registers'][number]): RejectedObservations {
+    const existing = registry.getSingleMetric(REJECTED_OBSERVATIONS)
+    if (existing instanceof RejectedObservations) return existing
+    return new RejectedObservations({
+      name: REJECTED_OBSERVATIONS,
+      help: 'Observations the lean metrics refused and left out (NaN or infinite values, counter increments below zero), by metric',
+      labelNames: ['metric'],
+      registers: [registry],
+    })
+  }
+
+  /** Its own increments are always 1. */
+  protected override rejectionSinks(): readonly LeanCounterChild[] {
+    return []
   }
 }
 
@@ -192,7 +235,12 @@ export class LeanHistogramChild<L extends string = string> implements Histogram.
     this.perBucket = new Float64Array(this.upperBounds.length)
   }
 
+  /** Records one value; NaN or an infinite value is left out and counted as rejected (prom-client throws). */
   observe(value: number): void {
+    if (!Number.isFinite(value)) {
+      reject(this.metric.rejections)
+      return
+    }
     this.sum += value
     this.count++
     const bounds = this.upperBounds

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, type OpenMetricsContentType, type RegistryContentType } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { LeanCounter, LeanHistogram } from '../../src/metrics/lean-metrics.js'
+import { LeanCounter, LeanHistogram, REJECTED_OBSERVATIONS } from '../../src/metrics/lean-metrics.js'
 
 const BUCKETS = [0.001, 0.005, 0.01, 0.1, 1]
 const OBSERVED = [0.0004, 0.001, 0.003, 0.02, 0.02, 0.5, 3, 0.0099]
@@ -22,7 +22,11 @@ function registry(contentType: RegistryContentType = Registry.PROMETHEUS_CONTENT
   return made
 }
 
-const text = (registry: Registry<RegistryContentType>): Promise<string> => registry.metrics()
+/** A registry's text without the rejected-observations counter that lean metrics add, to compare it with prom-client's. */
+async function text(registry: Registry<RegistryContentType>): Promise<string> {
+  registry.removeSingleMetric(REJECTED_OBSERVATIONS)
+  return registry.metrics()
+}
 
 describe('lean metrics', () => {
   for (const { format, contentType } of FORMATS) {
@@ -122,5 +126,35 @@ describe('lean metrics', () => {
     expect(exposed).toContain('x_seconds_sum{route="/a"} 0.003')
     expect(exposed).toContain('y_total{route="/a"} 1')
     expect(exposed).toBe(await reference.metrics())
+  })
+
+  it('leave NaN and infinite observations and negative increments out, and count them in an exposed counter', async () => {
+    const lean = new Registry()
+    const histogram = new LeanHistogram({ name: 'x_seconds', help: 'h', labelNames: ['route'], buckets: BUCKETS, registers: [lean] })
+    const counter = new LeanCounter({ name: 'y_total', help: 'h', labelNames: ['route'], registers: [lean] })
+    const child = histogram.labels({ route: '/a' })
+    for (const value of [NaN, Infinity, -Infinity, 0.02]) child.observe(value)
+    for (const by of [NaN, -1, Infinity, 2]) counter.labels({ route: '/a' }).inc(by)
+
+    const exposed = await lean.metrics()
+    expect(exposed).toContain('x_seconds_sum{route="/a"} 0.02')
+    expect(exposed).toContain('x_seconds_count{route="/a"} 1')
+    expect(exposed).toContain('y_total{route="/a"} 2')
+    expect(exposed).toContain(`# TYPE ${REJECTED_OBSERVATIONS} counter`)
+    expect(exposed).toContain(`${REJECTED_OBSERVATIONS}{metric="x_seconds"} 3`)
+    expect(exposed).toContain(`${REJECTED_OBSERVATIONS}{metric="y_total"} 3`)
+    // prom-client refuses the same values by throwing, on the request that observed them.
+    const theirs = new Histogram({ name: 'x_seconds', help: 'h', buckets: [...BUCKETS], registers: [] })
+    for (const value of [NaN, Infinity, -Infinity]) expect(() => theirs.observe(value)).toThrow('Value is not a valid number')
+    expect(() => new Counter({ name: 'y_total', help: 'h', registers: [] }).inc(-1)).toThrow('not possible to decrease')
+  })
+
+  it('count rejections in every registry that holds the metric, with one counter per registry', async () => {
+    const [one, other] = [new Registry(), new Registry()]
+    const first = new LeanHistogram({ name: 'x_seconds', help: 'h', labelNames: [], buckets: BUCKETS, registers: [one, other] })
+    new LeanCounter({ name: 'y_total', help: 'h', labelNames: [], registers: [one] })
+    first.observe(NaN)
+    expect(await one.metrics()).toContain(`${REJECTED_OBSERVATIONS}{metric="x_seconds"} 1\n${REJECTED_OBSERVATIONS}{metric="y_total"} 0`)
+    expect(await other.metrics()).toContain(`${REJECTED_OBSERVATIONS}{metric="x_seconds"} 1`)
   })
 })
