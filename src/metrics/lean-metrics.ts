@@ -182,7 +182,10 @@ export class LeanCounter<L extends string> extends LeanMetric<L, LeanCounterChil
     for (const registry of options.registers) registry.registerMetric(this)
   }
 
-  /** The slow way: looks the label set up on every call. */
+  /**
+   * The slow way: looks the label set up on every call. An object is always a label set (as
+   * prom-client's counter reads it without `enableExemplars`): exemplars are not supported.
+   */
   inc(labels: LabelValues<L>, by?: number): void
   inc(by?: number): void
   inc(labelsOrBy?: LabelValues<L> | number, by?: number): void {
