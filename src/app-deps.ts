@@ -7,7 +7,7 @@ import type { Config } from './config/config.js'
 import type { EventBus } from './events/event-bus.js'
 import type { EventOptions } from './events/event-options.js'
 import type { FleetEvent } from './fleet-event.js'
-import type { Metrics } from './http/metrics.js'
+import type { Metrics } from './metrics/metrics.js'
 import type { ReadinessCheck } from './http/ops-routes.js'
 import type { Storage } from './storage/storage.js'
 

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js'
 import type { DeviceAnswer, DeviceCall, DeviceRouting } from '../link/bus/device-bus.js'
-import type { LeanHistogramChild } from '../http/lean-metrics.js'
+import type { LeanHistogramChild } from '../metrics/lean-metrics.js'
 import type { LinkMetrics } from '../link/link-metrics.js'
 
 

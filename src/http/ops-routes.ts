@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from '../errors.js'
-import type { Metrics } from './metrics.js'
+import type { Metrics } from '../metrics/metrics.js'
 import { withTimeout } from '../lib/time.js'
 
 export interface ReadinessCheck {

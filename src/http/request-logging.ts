@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Bindings, ChildLoggerOptions } from 'pino'
 
 /**
  * Request ids shaped like a UUID: 96 random bits drawn once per process, then a counter.
@@ -12,9 +13,8 @@ export function requestIdGenerator(): () => string {
   return () => prefix + (counter = (counter + 1) % 2 ** 48).toString(16).padStart(12, '0')
 }
 
-type Bindings = Record<string, unknown>
-type ChildOptions = { level?: string }
-type LogMethod = (...args: unknown[]) => void
+/** What `isLevelEnabled` reads of the logger it asks: pino's method, when there is one. */
+type LevelCheck = Pick<FastifyBaseLogger, 'level'> & { isLevelEnabled?(level: string): boolean }
 
 /**
  * Fastify gives every request a child logger carrying its id. A pino child serialises its
@@ -22,13 +22,13 @@ type LogMethod = (...args: unknown[]) => void
  * (the access log is sampled). This one makes the pino child on the first line that the level
  * lets through, so the line carries the request id all the same.
  */
-export class LazyRequestLogger {
+export class LazyRequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined
 
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
-    private readonly options: ChildOptions,
+    private readonly options: ChildLoggerOptions,
   ) {}
 
   private get real(): FastifyBaseLogger {
@@ -44,7 +44,8 @@ export class LazyRequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    const log = (this.made ?? (this.options.level ? this.real : this.parent)) as { isLevelEnabled?: (level: string) => boolean }
+    // A pino logger has isLevelEnabled; another FastifyBaseLogger may not, and then every level writes.
+    const log: LevelCheck = this.made ?? (this.options.level ? this.real : this.parent)
     return log.isLevelEnabled?.(level) ?? true
   }
 
@@ -68,17 +69,19 @@ export class LazyRequestLogger {
   }
   silent(): void {}
 
-  child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.real.child(bindings, options)
   }
 
   private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
     if (!this.isLevelEnabled(level)) return
-    ;(this.real[level] as LogMethod)(...args)
+    // pino's LogFn overloads take typed (object, message, ...values); these are passed as given.
+    const real = this.real
+    Reflect.apply(real[level], real, args)
   }
 }
 
 /** Fastify's `childLoggerFactory`: a lazy child per request. */
-export function lazyRequestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
-  return new LazyRequestLogger(parent, bindings, options) as unknown as FastifyBaseLogger
+export function lazyRequestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyRequestLogger(parent, bindings, options)
 }

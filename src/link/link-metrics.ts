@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
-import { LeanHistogram } from '../http/lean-metrics.js'
+import { LeanHistogram } from '../metrics/lean-metrics.js'
 
 export interface LinkMetrics {
   unknownResponses: Counter

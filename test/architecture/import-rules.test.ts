@@ -19,6 +19,7 @@ interface Rule {
 const RULES: Rule[] = [
   { from: 'lib/', only: ['lib/'], why: 'lib/ holds small utilities that know nothing of fleetgate' },
   { from: 'protocol/', only: ['protocol/', 'lib/'], why: 'the link protocol (frames, limits, close codes, ids) is shared by server and devices and imports no server folder' },
+  { from: 'metrics/', only: ['metrics/', 'lib/'], why: 'the registry and the lean metrics serve every capability and know none of them' },
   { from: 'sdk/', only: ['sdk/', 'protocol/', 'lib/'], why: 'the SDK is published on its own (fleetgate/sdk) and imports no server folder' },
   {
     from: 'sim/',

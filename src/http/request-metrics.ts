@@ -1,22 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, RouteOptions } from 'fastify'
-import { Registry, collectDefaultMetrics } from 'prom-client'
-import { LeanCounter, LeanHistogram, type LeanCounterChild, type LeanHistogramChild } from './lean-metrics.js'
-
-/** One Prometheus registry per app, so every capability adds its own gauges to it. */
-export interface Metrics {
-  registry: Registry
-}
-
-export function createMetrics(): Metrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'fleetgate_' })
-  // prom-client names these gauges `*_total`, which Prometheus reserves for counters
-  // (`promtool check metrics` refuses them).
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
-    registry.removeSingleMetric(`fleetgate_${name}`)
-  }
-  return { registry }
-}
+import { LeanCounter, LeanHistogram, type LeanCounterChild, type LeanHistogramChild } from '../metrics/lean-metrics.js'
+import type { Metrics } from '../metrics/metrics.js'
 
 export function installRequestMetrics(app: FastifyInstance, { registry }: Metrics): void {
   const requests = new LeanCounter({
