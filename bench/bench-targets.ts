@@ -9,8 +9,8 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import Fastify from 'fastify'
-import { disablePretenuring, SERVER_NODE_FLAGS } from '../src/gc-tuning.js'
 import { POSITION } from './bench-devices.js'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
 import { startFloorForwarder } from './bench-floor.js'
 import { POSITION_PATH, startBenchGateway, urlOf } from './bench-gateway.js'
 
@@ -39,9 +39,9 @@ const HERE = fileURLToPath(import.meta.url)
 export async function startTarget(name: TargetName, wrapper: string[] = [], slowDevice = false): Promise<Target> {
   const child = fork(HERE, ['--target-child'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // Every server (bare, floor, fleetgate) runs with the flags `fleetgate serve` is started with.
+    // Every server (bare, floor, fleetgate) runs with the same flags: the benchmarks' (node-flags.ts).
     execPath: wrapper[0] ?? process.execPath,
-    execArgv: [...(wrapper.length > 0 ? [...wrapper.slice(1), process.execPath] : []), ...SERVER_NODE_FLAGS],
+    execArgv: [...(wrapper.length > 0 ? [...wrapper.slice(1), process.execPath] : []), ...BENCH_NODE_FLAGS],
   })
   child.send({ name, slowDevice })
   const [ready] = (await once(child, 'message')) as [{ url: string; path: string; headers: Record<string, string> }]
@@ -88,7 +88,6 @@ async function serve(name: TargetName, slowDevice: boolean): Promise<Served> {
 }
 
 if (process.argv[2] === '--target-child') {
-  disablePretenuring() // as serve() does
   process.once('message', ({ name, slowDevice }: { name: TargetName; slowDevice: boolean }) => {
     void serve(name, slowDevice).then((served) => {
       process.send!(served.ready)

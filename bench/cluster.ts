@@ -16,7 +16,7 @@ import { DeviceAgent, ok, RouteTable } from '../src/sdk/index.js'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { SERVER_NODE_FLAGS } from '../src/gc-tuning.js'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
@@ -72,7 +72,7 @@ async function startInstance(name: string, env: Record<string, string>): Promise
   const port = await freePort()
   // BENCH_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${name}.cpuprofile`] : []
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, CLI, 'serve'], {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...profile, CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', INSTANCE_ID: name, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

@@ -19,7 +19,7 @@ import { generateFirmwareKeys, publicKeyPem } from '../src/firmware/firmware-key
 import { signImage } from '../src/firmware/sign-image.js'
 import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { SERVER_NODE_FLAGS } from '../src/gc-tuning.js'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const MiB = 1024 * 1024
 const IMAGE = '/api/v1/firmware/slave/system.bin'
@@ -55,7 +55,7 @@ export default async function downloads(args: string[]): Promise<void> {
   })
   const port = await freePort()
   const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, cli, 'serve'], {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, cli, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       DATA_DIR: dir,

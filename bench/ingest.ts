@@ -25,7 +25,7 @@ import { openConfiguredStorage } from '../src/server.js'
 import pg from 'pg'
 import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { SERVER_NODE_FLAGS } from '../src/gc-tuning.js'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const RAW_PG_CONNECTIONS = 8
@@ -133,7 +133,7 @@ async function startServer(dataDir: string, databaseUrl?: string): Promise<{ bas
   const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
   // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server process.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, cli, 'serve'], {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...nodeArgs, cli, 'serve'], {
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

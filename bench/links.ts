@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { buildApp } from '../src/app.js'
-import { disablePretenuring } from '../src/gc-tuning.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
 import { option } from './bench-options.js'
@@ -68,7 +67,6 @@ async function openLinks(linkUrl: string, prefix: string, count: number) {
 
 export default async function links(args: string[]): Promise<void> {
   const count = option(args, 'links', 18000, { integer: true })
-  disablePretenuring() // the server runs in this process, as serve() runs it
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
   const storage = await openStorage(config.database)
   await storage.migrate()

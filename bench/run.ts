@@ -2,10 +2,17 @@
  * `npm run bench -- <name> [args]`: runs bench/<name>.ts (compiled to dist/bench/<name>.js).
  * Every benchmark measures its own baseline in the same run and prints the ratio, since
  * absolute numbers drift on shared machines. Benchmarks talk only to 127.0.0.1.
+ *
+ * With BENCH_NODE_FLAGS set (node-flags.ts), this process starts the benchmark in a child Node
+ * given those flags: the servers some benchmarks run in their own process get the same flags as
+ * the server processes the others start.
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const available = readdirSync(here)
@@ -16,6 +23,15 @@ const [name, ...args] = process.argv.slice(2)
 if (!name || !available.includes(name)) {
   console.error(`usage: npm run bench -- <${available.join('|')}> [args]`)
   process.exit(2)
+}
+if (BENCH_NODE_FLAGS.length > 0 && !process.env.BENCH_NODE_FLAGS_APPLIED) {
+  const child = spawn(process.execPath, [...process.execArgv, ...BENCH_NODE_FLAGS, fileURLToPath(import.meta.url), name, ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_NODE_FLAGS_APPLIED: '1' },
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  process.exit(code ?? 1)
 }
 const mod = (await import(path.join(here, `${name}.js`))) as { default: (args: string[]) => Promise<void> }
 await mod.default(args)

@@ -3,7 +3,6 @@ import { buildApp } from './app.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
-import { disablePretenuring, missingServerFlags } from './gc-tuning.js'
 import { serverLogger } from './http/server-logger.js'
 import { probeNats } from './nats/connect-nats.js'
 import { openStorage, type Storage } from './storage/storage.js'
@@ -27,7 +26,6 @@ export async function openConfiguredStorage(config: Config): Promise<Storage> {
 
 /** `fleetgate serve`: load config → open storage → build app → listen → close gracefully. */
 export async function serve(env: Env = process.env): Promise<FastifyInstance> {
-  disablePretenuring()
   loadDotEnv(env)
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
@@ -35,12 +33,6 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel) })
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
-  }
-  const missing = missingServerFlags()
-  if (missing.length > 0) {
-    app.log.warn(
-      `Node was started without ${missing.join(' ')}: after an idle spell V8's memory reducer can leave the server ~20 % slower for good. Start it as \`node ${missing.join(' ')} <fleetgate>/dist/src/cli/main.js serve\` (npm start and the fleetgate command do).`,
-    )
   }
   if (config.production && !config.platformRequireDeviceToken) {
     app.log.warn(

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --no-memory-reducer
+#!/usr/bin/env node
 import { ConfigError } from '../config/config-error.js'
 import { serve } from '../server.js'
 

@@ -8,7 +8,6 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { renderLocalNginx, renderSite } from './nginx-config.js'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
-import { SERVER_NODE_FLAGS } from '../gc-tuning.js'
 
 export interface LocalClusterOptions {
   instances: number
@@ -126,7 +125,7 @@ export class LocalCluster {
 
   private async startInstance(id: string): Promise<LocalInstance> {
     const port = await freePort()
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, this.options.cli ?? CLI, 'serve'], {
+    const child = spawn(process.execPath, [this.options.cli ?? CLI, 'serve'], {
       env: {
         PATH: process.env.PATH ?? '',
         LOG_LEVEL: 'warn',

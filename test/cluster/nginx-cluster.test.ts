@@ -5,6 +5,7 @@ import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
 import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
 import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
 import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { commandLineOf, nodeFlagsBefore } from '../helpers/node-command-line.js'
 import { SseClient } from '../events/sse-client.js'
 
 const CONSOLE_TOKEN = 'cluster-console-token'
@@ -58,6 +59,15 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
       await client.end()
     }
   }
+
+  it('starts every instance as plain `node <cli> serve`, with no Node flags', () => {
+    expect(cluster.instances).toHaveLength(3)
+    for (const instance of cluster.instances) {
+      const commandLine = commandLineOf(instance.child.pid!)
+      expect(nodeFlagsBefore(commandLine, 'main.js')).toEqual([])
+      expect(commandLine.slice(-1)).toEqual(['serve'])
+    }
+  })
 
   it('serves machines linked through nginx from every instance, and after a SIGKILL they re-link and answer again with no acknowledged telemetry lost', { timeout: 180_000 }, async () => {
     sim = await startSimulation({ url: cluster.url, devices: 6, prefix, keysFile: null, heartbeatSeconds: 5 })
