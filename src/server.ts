@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
+import { warnAboutPlainPasswords } from './auth/plain-password-warning.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
@@ -36,6 +37,7 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }
+  warnAboutPlainPasswords(config, app.log)
   const missing = missingServerFlags()
   if (missing.length > 0) {
     app.log.warn(
