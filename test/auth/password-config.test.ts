@@ -49,14 +49,14 @@ describe('CLOUD_AUTH_USERS passwords', () => {
   })
 
   it.each([
-    [{ password: 'p', password_hash: cheap('p'), role: 'user' }, /user ops: give either password or password_hash, not both/],
-    [{ role: 'user' }, /user ops: needs password or password_hash/],
-    [{ password_hash: 42, role: 'user' }, /user ops: password_hash must be a string/],
-    [{ password_hash: 'p', role: 'user' }, /user ops: password_hash is not a PHC string/],
-    [{ password_hash: '$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA', role: 'user' }, /user ops: password_hash salt must be 8–64 bytes/],
-    [{ password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' }, /user ops: password_hash argon2id is not supported by this build/],
-    [{ password: '', role: 'user' }, /user ops: password must be a string of 1–128 characters/],
-  ])('refuses the entry %j with one line naming CLOUD_AUTH_USERS and the user', (entry, message) => {
+    ['both password and password_hash', { password: 'p', password_hash: cheap('p'), role: 'user' }, /user ops: give either password or password_hash, not both/],
+    ['neither', { role: 'user' }, /user ops: needs password or password_hash/],
+    ['a password_hash that is no string', { password_hash: 42, role: 'user' }, /user ops: password_hash must be a string/],
+    ['a password_hash that is no PHC string', { password_hash: 'p', role: 'user' }, /user ops: password_hash is not a PHC string/],
+    ['a scrypt hash with a 4-byte salt', { password_hash: '$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA', role: 'user' }, /user ops: password_hash salt must be 8–64 bytes/],
+    ['an argon2id hash', { password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' }, /user ops: password_hash argon2id is not supported by this build/],
+    ['an empty password', { password: '', role: 'user' }, /user ops: password must be a string of 1–128 characters/],
+  ])('refuses %s with one line naming CLOUD_AUTH_USERS and the user', (_case, entry, message) => {
     const err = configError(users({ ops: entry }))
     expect(err.variable).toBe('CLOUD_AUTH_USERS')
     expect(err.message).toMatch(/^CLOUD_AUTH_USERS: /)
