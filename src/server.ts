@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
+import { warnAboutPlainPasswords } from './auth/plain-password-warning.js'
 import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
@@ -34,6 +35,7 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }
+  warnAboutPlainPasswords(config, app.log)
   if (config.production && !config.platformRequireDeviceToken) {
     app.log.warn(
       '!!! PLATFORM_REQUIRE_DEVICE_TOKEN is false in production: anyone who knows a device id can act as that device, fetch its binding code and bind it. Set PLATFORM_REQUIRE_DEVICE_TOKEN=true. !!!',

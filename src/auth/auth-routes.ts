@@ -14,7 +14,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     const { username, password } = request.body
     const key = throttleKey(request.ip, username)
     await loginThrottle.claim(key, 'Too many failed logins; try again later')
-    const user = users.authenticate(username, password)
+    const user = await users.authenticate(username, password)
     if (!user) {
       throw new AppError('unauthorized', 'Wrong username or password')
     }

@@ -1,5 +1,5 @@
 import type { Config, ConfiguredUser, Role } from '../config/config.js'
-import { sameDigest, sha256 } from './secrets.js'
+import { hashCost, parsePasswordHash, unmatchableHash, verifyPassword, DEFAULT_SCRYPT_PARAMS, type PasswordHash } from './password-hash.js'
 import { type Db } from '../storage/storage.js'
 import { nowSeconds } from '../lib/time.js'
 
@@ -13,7 +13,8 @@ export interface AuthUser {
   provider?: string
 }
 
-const DUMMY = sha256('no such user')
+/** Checks a password against a stored hash (`verifyPassword`; tests observe it). */
+export type PasswordVerifier = (password: string, stored: PasswordHash) => Promise<boolean>
 
 /**
  * Users come from configuration (CLOUD_AUTH_USERS plus the built-in admin) or from the
@@ -21,24 +22,33 @@ const DUMMY = sha256('no such user')
  * from configuration loses access with the next request after the restart that removed it.
  */
 export class UserDirectory {
-  private readonly configured: Map<string, { user: AuthUser; passwordDigest: Buffer }>
+  private readonly configured: Map<string, { user: AuthUser; password: PasswordHash }>
+  /** What an unknown username is checked against: the dearest parameters of any configured user. */
+  private readonly unknownUserHash: PasswordHash
 
   constructor(
     users: Config['authUsers'],
     private readonly db: Db,
+    private readonly verify: PasswordVerifier = verifyPassword,
   ) {
     this.configured = new Map(
       Object.entries(users).map(([username, u]: [string, ConfiguredUser]) => [
         username,
-        { user: { id: username, username, display_name: u.display_name, role: u.role }, passwordDigest: sha256(u.password) },
+        { user: { id: username, username, display_name: u.display_name, role: u.role }, password: parsePasswordHash(u.passwordHash) },
       ]),
     )
+    const known = [...this.configured.values()].map((entry) => entry.password.params)
+    this.unknownUserHash = unmatchableHash(known.reduce((dearest, params) => (hashCost(params) > hashCost(dearest) ? params : dearest), known[0] ?? DEFAULT_SCRYPT_PARAMS))
   }
 
-  /** Constant-time check: the same work whether the user exists or not. */
-  authenticate(username: string, password: string): AuthUser | null {
+  /**
+   * The configured user with this username and password, or null. An unknown username costs the
+   * same scrypt work as a known one (it is checked against a hash nothing matches), and the
+   * comparison is constant-time.
+   */
+  async authenticate(username: string, password: string): Promise<AuthUser | null> {
     const entry = this.configured.get(username)
-    const same = sameDigest(sha256(password), entry?.passwordDigest ?? DUMMY)
+    const same = await this.verify(password, entry?.password ?? this.unknownUserHash)
     return entry && same ? entry.user : null
   }
 

@@ -9,7 +9,8 @@ commands:
   sim [options]              simulated pick-and-place machines and platform devices (npm run sim)
   demo                       server on the embedded default plus simulated machines (npm run demo)
   cluster [--instances 3]    N instances behind nginx on local PostgreSQL and NATS (npm run cluster)
-  firmware keygen|sign|verify  make and check signed firmware images (npm run firmware)`
+  firmware keygen|sign|verify  make and check signed firmware images (npm run firmware)
+  hash-password              read a password (stdin, or asked without echo) and print a password_hash for CLOUD_AUTH_USERS`
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -32,6 +33,10 @@ async function main(argv: string[]): Promise<number> {
     case 'firmware': {
       const { runFirmwareCommand } = await import('./firmware-command.js')
       return runFirmwareCommand(rest)
+    }
+    case 'hash-password': {
+      const { runHashPasswordCommand } = await import('./hash-password-command.js')
+      return runHashPasswordCommand(rest)
     }
     case undefined:
     case '-h':

@@ -2,6 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import path from 'node:path'
+import { hashPasswordSync, parsePasswordHash, PasswordHashError, verifyPasswordSync } from '../auth/password-hash.js'
 import { isPlainObject } from '../lib/is-plain-object.js'
 import { ConfigError } from './config-error.js'
 import { readEnv } from './env-schema.js'
@@ -11,7 +12,13 @@ export type Role = (typeof ROLES)[number]
 export const CONFIGURABLE_ROLES = ['admin', 'user'] as const
 
 export interface ConfiguredUser {
-  password: string
+  /**
+   * PHC string of the password (scrypt). A plain-text `password` of CLOUD_AUTH_USERS is hashed
+   * here, at start, and the text is not kept (contract §3).
+   */
+  passwordHash: string
+  /** True when CLOUD_AUTH_USERS gave this user a plain-text `password` (warned about in production). */
+  plainTextPassword: boolean
   role: 'admin' | 'user'
   display_name: string
 }
@@ -32,7 +39,7 @@ export interface Config {
   /** `TRUST_PROXY`: load balancers whose X-Forwarded-For names the client (rate limits, logs); unset → peer address. */
   trustProxy: readonly string[] | undefined
   authUsers: Readonly<Record<string, ConfiguredUser>>
-  /** True while the built-in admin (admin/admin) is in use. */
+  /** True while `admin` (built in or configured) has the password admin. */
   defaultAdminInUse: boolean
   jwtExpireHours: number
   jwtSecret: string | undefined
@@ -58,17 +65,61 @@ export interface Config {
 
 export type Env = Readonly<Record<string, string | undefined>>
 
-const BUILT_IN_ADMIN: ConfiguredUser = { password: 'admin', role: 'admin', display_name: 'Administrator' }
+/**
+ * The built-in admin/admin. Its password is public, so its hash is computed once, here, with the
+ * default parameters (a fixed salt reveals nothing about a password everybody knows), and no
+ * start pays for it.
+ */
+const BUILT_IN_ADMIN: ConfiguredUser = Object.freeze({
+  passwordHash: '$scrypt$ln=15,r=8,p=1$AjWPbzFd2v+llHCNUMZoCQ$+AifKZRh7Xe/pJyQH1qday1uNHGtT7Bsk7HCPy+F1uY',
+  plainTextPassword: false,
+  role: 'admin',
+  display_name: 'Administrator',
+})
+const DEFAULT_ADMIN_PASSWORD = 'admin'
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name]
   return value === undefined || value === '' ? undefined : value
 }
 
-function parseUsers(env: Env): Record<string, ConfiguredUser> {
+interface ParsedUsers {
+  users: Record<string, ConfiguredUser>
+  /** `admin` (built in or configured) still has the password "admin". */
+  defaultAdminInUse: boolean
+}
+
+/** The user's `password_hash` (validated) or the hash of its plain-text `password`: exactly one of the two. */
+function passwordOf(username: string, password: unknown, passwordHash: unknown): { passwordHash: string; plainTextPassword: boolean; isDefault: boolean } {
+  const name = 'CLOUD_AUTH_USERS'
+  if (password !== undefined && passwordHash !== undefined) {
+    throw new ConfigError(name, `user ${username}: give either password or password_hash, not both`)
+  }
+  if (passwordHash !== undefined) {
+    if (typeof passwordHash !== 'string') throw new ConfigError(name, `user ${username}: password_hash must be a string`)
+    let parsed
+    try {
+      parsed = parsePasswordHash(passwordHash)
+    } catch (err) {
+      if (err instanceof PasswordHashError) throw new ConfigError(name, `user ${username}: password_hash ${err.message}`)
+      throw err
+    }
+    // One hash at start to apply the production refusal to a hashed "admin" too.
+    const isDefault = username === 'admin' && verifyPasswordSync(DEFAULT_ADMIN_PASSWORD, parsed)
+    return { passwordHash, plainTextPassword: false, isDefault }
+  }
+  if (password === undefined) throw new ConfigError(name, `user ${username}: needs password or password_hash`)
+  if (typeof password !== 'string' || password.length < 1 || password.length > 128) {
+    throw new ConfigError(name, `user ${username}: password must be a string of 1–128 characters`)
+  }
+  return { passwordHash: hashPasswordSync(password), plainTextPassword: true, isDefault: username === 'admin' && password === DEFAULT_ADMIN_PASSWORD }
+}
+
+function parseUsers(env: Env): ParsedUsers {
   const name = 'CLOUD_AUTH_USERS'
   const raw = text(env, name)
   const users: Record<string, ConfiguredUser> = Object.create(null)
+  let defaultAdminInUse = false
   if (raw !== undefined) {
     let parsed: unknown
     try {
@@ -84,21 +135,23 @@ function parseUsers(env: Env): Record<string, ConfiguredUser> {
         throw new ConfigError(name, `invalid username ${JSON.stringify(username)}`)
       }
       if (typeof entry !== 'object' || entry === null) throw new ConfigError(name, `user ${username}: expected an object`)
-      const { password, role, display_name } = entry as Record<string, unknown>
-      if (typeof password !== 'string' || password.length < 1 || password.length > 128) {
-        throw new ConfigError(name, `user ${username}: password must be a string of 1–128 characters`)
-      }
+      const { password, password_hash, role, display_name } = entry as Record<string, unknown>
       if (role !== 'admin' && role !== 'user') {
         throw new ConfigError(name, `user ${username}: unknown role ${JSON.stringify(role)} (expected admin or user)`)
       }
       if (display_name !== undefined && typeof display_name !== 'string') {
         throw new ConfigError(name, `user ${username}: display_name must be a string`)
       }
-      users[username] = { password, role, display_name: display_name ?? username }
+      const { passwordHash, plainTextPassword, isDefault } = passwordOf(username, password, password_hash)
+      if (isDefault && role === 'admin') defaultAdminInUse = true
+      users[username] = Object.freeze({ passwordHash, plainTextPassword, role, display_name: display_name ?? username })
     }
   }
-  if (!users.admin) users.admin = BUILT_IN_ADMIN
-  return users
+  if (!users.admin) {
+    users.admin = BUILT_IN_ADMIN
+    defaultAdminInUse = true
+  }
+  return { users, defaultAdminInUse }
 }
 
 function parseDatabase(env: Env, dataDir: string): DatabaseTarget {
@@ -170,10 +223,8 @@ function parseTrustProxy(raw: string | undefined): readonly string[] | undefined
 export function loadConfig(env: Env = process.env): Config {
   const e = readEnv(env)
   const dataDir = e.DATA_DIR
-  const authUsers = parseUsers(env)
+  const { users: authUsers, defaultAdminInUse } = parseUsers(env)
   const production = e.NODE_ENV === 'production'
-  const admin = authUsers.admin
-  const defaultAdminInUse = admin?.role === 'admin' && admin.password === 'admin'
   if (production && defaultAdminInUse) {
     throw new ConfigError('CLOUD_AUTH_USERS', 'NODE_ENV=production refuses the default password of user admin; set another one')
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
+import { hashPasswordSync } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
 import { openStorage, type Dialect, type Storage } from '../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from './dialects.js'
@@ -19,6 +20,14 @@ export const TEST_USERS = {
   root: { password: 'root-password', role: 'admin', display_name: 'Root' },
 }
 
+/** Cheap scrypt parameters for test users: a test app should not pay ~100 ms per user at start. */
+export const TEST_SCRYPT_PARAMS = { ln: 4, r: 8, p: 1 }
+
+/** TEST_USERS as CLOUD_AUTH_USERS, each with a `password_hash` (hashed once per test file). */
+export const TEST_AUTH_USERS = JSON.stringify(
+  Object.fromEntries(Object.entries(TEST_USERS).map(([name, { password, ...rest }]) => [name, { ...rest, password_hash: hashPasswordSync(password, TEST_SCRYPT_PARAMS) }])),
+)
+
 /** A whole server on a fresh database of the given engine, built the way `serve` builds it. */
 export async function startTestApp(
   dialect: Dialect,
@@ -26,7 +35,7 @@ export async function startTestApp(
   options: { wechatTimeoutMs?: number; database?: TestDatabase; consoleDir?: string } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
-    CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS),
+    CLOUD_AUTH_USERS: TEST_AUTH_USERS,
     PLATFORM_CONSOLE_TOKEN: 'test-console-token',
     ...env,
   })

@@ -9,7 +9,7 @@ import type { DeviceLinkOptions } from '../../../src/link/link-options.js'
 import { DEVICE_LINK_PATH } from '../../../src/protocol/frames.js'
 import { openStorage, type Dialect, type Storage } from '../../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from '../../helpers/dialects.js'
-import { loginAs, TEST_USERS } from '../../helpers/test-app.js'
+import { loginAs, TEST_AUTH_USERS } from '../../helpers/test-app.js'
 
 export interface GatewayApp {
   app: FastifyInstance
@@ -31,7 +31,7 @@ export async function startGatewayApp(
   env: Env = {},
   options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent> } = {},
 ): Promise<GatewayApp> {
-  const config = loadConfig({ CLOUD_AUTH_USERS: JSON.stringify(TEST_USERS), PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
+  const config = loadConfig({ CLOUD_AUTH_USERS: TEST_AUTH_USERS, PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
   const database = options.database ?? testDatabase(dialect)
   const storage = await openStorage(database.target)
   await storage.migrate()
