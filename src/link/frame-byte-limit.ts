@@ -76,6 +76,21 @@ export class FrameByteLimit {
   }
 }
 
+/** How long a connection cut off after its close frame stays open, unread, for the close frame to reach the peer. */
+const CUT_OFF_LINGER_MS = 1000
+
+/**
+ * Ends a connection whose close frame was sent without reading more of it: ws would read on
+ * for the peer's close frame, buffering whatever frame the peer is sending. The connection ends
+ * after the close frame and is destroyed a moment later (destroyed at once with unread bytes, it
+ * would be reset and the peer could lose the close frame).
+ */
+export function cutOffAfterClose(socket: WebSocket, wire: Socket): void {
+  socket.pause()
+  wire.end()
+  setTimeout(() => wire.destroy(), CUT_OFF_LINGER_MS).unref()
+}
+
 export function rawLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0)
   return Buffer.isBuffer(data) ? data.length : data.byteLength

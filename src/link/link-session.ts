@@ -4,7 +4,7 @@ import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
 import { parseDeviceFrame, type DeviceFrame, type RegisterFrame } from '../protocol/frames.js'
 import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import type { DeviceLink } from './device-link.js'
-import { FrameByteLimit, rawLength } from './frame-byte-limit.js'
+import { cutOffAfterClose, FrameByteLimit, rawLength } from './frame-byte-limit.js'
 import type { LinkObserver } from './link-observer.js'
 import type { StatusWriter } from './status-writer.js'
 
@@ -40,9 +40,6 @@ export interface LinkSessionHost {
   /** Finishes the server's bookkeeping for a closed link (once per link, whoever asks first). */
   unlink(link: DeviceLink): void
 }
-
-/** How long a connection refused for an oversize frame stays open, unread, for its close frame to reach the peer. */
-const REFUSED_LINGER_MS = 1000
 
 /** One upgraded socket of the device link, from its register frame until it closes. */
 export class LinkSession {
@@ -89,18 +86,11 @@ export class LinkSession {
     closeSocket(this.socket, code, reason)
   }
 
-  /**
-   * A frame over the limit before registration: close with 1009, then stop reading (ws would read
-   * on for the peer's close frame, buffering the rest of the frame), end the connection after the
-   * close frame, and destroy it a moment later. Destroyed at once with unread bytes, the
-   * connection would be reset and the peer could lose the close frame.
-   */
+  /** A frame over the limit before registration: close with 1009 and read no more of it. */
   private refuseOversizeFrame(): void {
     this.refusedOversize = true
     this.close(CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
-    this.socket.pause()
-    this.wire.end()
-    setTimeout(() => this.wire.destroy(), REFUSED_LINGER_MS).unref()
+    cutOffAfterClose(this.socket, this.wire)
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {

@@ -26,6 +26,14 @@ describe.each(DIALECTS)('device link limits before and around registration on %s
     for (const socket of [...waiting, next]) await socket.close()
   })
 
+  it('reads no more than 64 KiB of a frame from a socket it refused with 1013', async () => {
+    const waiting = await Promise.all(Array.from({ length: 5 }, () => RawDevice.open(gw.linkUrl)))
+    const outcome = await streamOversizeFrame(gw.linkUrl, 16 * 1024 * KiB)
+    expect(outcome.payloadWritten).toBeLessThan(1024 * KiB)
+    expect(outcome.closeCode).toBe(1013)
+    for (const socket of waiting) await socket.close()
+  })
+
   it('closes a frame over 64 KiB before registration with 1009, even a register frame', async () => {
     const device = await RawDevice.open(gw.linkUrl)
     device.send({ type: 'register', device_id: uniqueDeviceId(), key: DEVICE_KEY, hostname: 'h'.repeat(65 * KiB), version: '1' })
