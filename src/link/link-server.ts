@@ -13,6 +13,8 @@ import type { LinkStore } from './link-store.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
+import { cutOffAfterClose, FrameByteLimit } from './frame-byte-limit.js'
+import { MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import { PeriodicTask } from '../lib/periodic-task.js'
 import { delay, nowSeconds, withTimeout } from '../lib/time.js'
 
@@ -71,8 +73,8 @@ export class LinkServer {
 
   /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit) and gives it a session. */
   accept(socket: WebSocket, wire: Socket): void {
-    if (this.closing) return socket.close(CLOSE_CODES.restarting, 'server restarting')
-    if (this.awaiting.size >= this.deps.options.maxAwaitingRegister) return socket.close(CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
+    if (this.closing) return refuseAtOnce(socket, wire, CLOSE_CODES.restarting, 'server restarting')
+    if (this.awaiting.size >= this.deps.options.maxAwaitingRegister) return refuseAtOnce(socket, wire, CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
     this.awaiting.add(new LinkSession(socket, wire, this.sessionHost))
   }
 
@@ -217,6 +219,15 @@ export class LinkServer {
   private async releaseIfUnused(deviceId: string): Promise<void> {
     if (!this.deps.registry.get(deviceId) && !this.registering.has(deviceId)) await this.deps.bus.release(deviceId).catch(() => undefined)
   }
+}
+
+/**
+ * Closes a socket that gets no session. Until the peer's close frame arrives ws reads on, so
+ * the limit of an unregistered socket applies: past it, the connection is cut off.
+ */
+function refuseAtOnce(socket: WebSocket, wire: Socket, code: CloseCode, reason: string): void {
+  socket.close(code, reason)
+  new FrameByteLimit(socket, wire, MAX_UNREGISTERED_FRAME_BYTES, () => cutOffAfterClose(socket, wire))
 }
 
 const isOpen = (socket: WebSocket) => socket.readyState === WebSocket.OPEN

@@ -4,6 +4,7 @@ import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
 import { parseDeviceFrame, type DeviceFrame, type RegisterFrame } from '../protocol/frames.js'
 import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import type { DeviceLink } from './device-link.js'
+import { cutOffAfterClose, FrameByteLimit, rawLength } from './frame-byte-limit.js'
 import type { LinkObserver } from './link-observer.js'
 import type { StatusWriter } from './status-writer.js'
 
@@ -48,7 +49,14 @@ export class LinkSession {
   /** Frames that arrived while registering, handled once registered. */
   private readonly queued: string[] = []
   private readonly registerTimer: NodeJS.Timeout
-  private readonly fullPayloadLimit: number | undefined
+  /**
+   * The 64 KiB frame limit before registration, in force as the bytes arrive: ws's own limit
+   * (the route's maxPayload) is the registered one, 16 MiB, and ws would buffer that much of one
+   * frame before a 'message' could be judged. Lifted once registered.
+   */
+  private readonly unregisteredLimit: FrameByteLimit
+  /** Set when the limit closed the socket: ws then reports 1006, as it never reads the peer's close frame. */
+  private refusedOversize = false
   private readonly remoteAddress: string
 
   constructor(
@@ -57,7 +65,7 @@ export class LinkSession {
     private readonly host: LinkSessionHost,
   ) {
     this.remoteAddress = wire.remoteAddress ?? ''
-    this.fullPayloadLimit = limitPayload(socket, MAX_UNREGISTERED_FRAME_BYTES)
+    this.unregisteredLimit = new FrameByteLimit(socket, wire, MAX_UNREGISTERED_FRAME_BYTES, () => this.refuseOversizeFrame())
     this.registerTimer = setTimeout(() => {
       if (this.current === 'awaiting_register') this.close(CLOSE_CODES.register_timeout, 'no register frame within the time limit')
     }, host.registerTimeoutMs)
@@ -76,6 +84,13 @@ export class LinkSession {
   close(code: CloseCode, reason: string): void {
     this.enterClosed()
     closeSocket(this.socket, code, reason)
+  }
+
+  /** A frame over the limit before registration: close with 1009 and read no more of it. */
+  private refuseOversizeFrame(): void {
+    this.refusedOversize = true
+    this.close(CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
+    cutOffAfterClose(this.socket, this.wire)
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -126,7 +141,7 @@ export class LinkSession {
     if (this.current === 'closed') return this.host.unlink(registration.link)
     this.link = registration.link
     this.current = 'registered'
-    limitPayload(this.socket, this.fullPayloadLimit)
+    this.unregisteredLimit.stop()
     this.socket.resume()
     for (const text of this.queued.splice(0)) if (this.current === 'registered') this.handle(text)
   }
@@ -155,7 +170,8 @@ export class LinkSession {
 
   private onSocketClosed(code: number): void {
     this.enterClosed()
-    this.host.socketClosed(this, code)
+    this.unregisteredLimit.stop()
+    this.host.socketClosed(this, this.refusedOversize ? CLOSE_CODES.too_big : code)
     if (this.link) this.host.unlink(this.link)
   }
 
@@ -172,25 +188,6 @@ function closeSocket(socket: WebSocket, code: number, reason: string): void {
   } catch {
     socket.terminate()
   }
-}
-
-/**
- * Sets ws's frame limit of this socket (its receiver's `_maxPayload`, which ws has no public
- * setter for), so an unregistered socket cannot make the server buffer a 16 MiB frame: ws
- * itself closes with 1009 past it. Returns the previous limit. The size check on 'message'
- * stays as the rule's guarantee should ws rename the field.
- */
-function limitPayload(socket: WebSocket, bytes: number | undefined): number | undefined {
-  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: unknown } })._receiver
-  if (!receiver || typeof receiver._maxPayload !== 'number' || bytes === undefined) return undefined
-  const previous = receiver._maxPayload
-  receiver._maxPayload = bytes
-  return previous
-}
-
-function rawLength(data: RawData): number {
-  if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0)
-  return Buffer.isBuffer(data) ? data.length : data.byteLength
 }
 
 function rawToText(data: RawData): string {

@@ -31,6 +31,14 @@ export class Backoff {
     return Math.floor(this.random() * ceiling)
   }
 
+  /**
+   * The delay after the gateway refused what this device sent (close 4400, 1009): never below
+   * the base, so a device cannot come back at once and send the same thing again.
+   */
+  nextAfterRefusal(): number {
+    return Math.max(this.baseMs, this.next())
+  }
+
   reset(): void {
     this.attempt = 0
   }

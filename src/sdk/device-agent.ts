@@ -17,9 +17,8 @@ import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
 import { sendBatched } from '../protocol/batched-send.js'
 import { responseFrameText } from '../protocol/frame-text.js'
-import { FATAL_CLOSE_CODES, type FatalReason } from '../protocol/close-codes.js'
-import { MAX_FRAME_BYTES } from '../protocol/limits.js'
-
+import { CLOSE_CODES, FATAL_CLOSE_CODES, type FatalReason } from '../protocol/close-codes.js'
+import { MAX_FRAME_BYTES, MAX_STATUS_BYTES } from '../protocol/limits.js'
 
 export type StatusProvider = () => Record<string, unknown> | Promise<Record<string, unknown>>
 export type AgentLog = (level: 'info' | 'warn' | 'error', message: string) => void
@@ -48,6 +47,10 @@ export interface DeviceAgentOptions {
   maxConcurrentRequests?: number
   /** Reconnect back-off: base 500 ms, cap 30 s, full jitter. */
   backoff?: BackoffOptions
+  /** A link must stay registered this long before the back-off starts over. Default 30 s (contract §4). */
+  stableLinkMs?: number
+  /** After a gateway restart (close 1012) the agent re-links after a random delay up to this. Default 2 s. */
+  restartDelayMaxMs?: number
   /** Time to wait for `registered` after the socket opens before trying again. Default 10 s. */
   registerTimeoutMs?: number
   log?: AgentLog
@@ -72,11 +75,21 @@ export interface DeviceAgentEvents {
   stopped: [info: { reason: StopReason }]
 }
 
-/** A fatal link failure: the gateway refused the key or enroll token (4401), or another connection replaced this one (4409). */
+/**
+ * Why the agent reports an error: a fatal close (the agent then stops), or `status_too_large`,
+ * a heartbeat status over the gateway's limit that the agent did not send (the link stays up).
+ */
+export type AgentErrorReason = FatalReason | 'status_too_large'
+
+/**
+ * An error the agent reports: a fatal link failure — the gateway refused the key or enroll token
+ * (4401), or another connection replaced this one (4409) — or a frame the agent refused to send.
+ */
 export class DeviceAgentError extends Error {
   constructor(
-    readonly reason: FatalReason,
-    readonly closeCode: number,
+    readonly reason: AgentErrorReason,
+    /** The close code of a fatal close; null when the link did not close. */
+    readonly closeCode: number | null,
     message: string,
   ) {
     super(message)
@@ -109,6 +122,9 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly heartbeatMs: number
   private readonly registerTimeoutMs: number
   private readonly backoff: Backoff
+  private readonly stableLinkMs: number
+  private readonly restartDelayMaxMs: number
+  private readonly random: () => number
   private readonly queue: TaskQueue
   private readonly log: AgentLog
   private readonly socketOptions: ClientOptions
@@ -118,6 +134,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private heartbeatTimer: NodeJS.Timeout | undefined
   private registerTimer: NodeJS.Timeout | undefined
   private reconnectTimer: NodeJS.Timeout | undefined
+  /** Resets the back-off once a link has stayed registered for `stableLinkMs`. */
+  private stableTimer: NodeJS.Timeout | undefined
   private currentState: AgentState = 'idle'
 
   constructor(options: DeviceAgentOptions) {
@@ -145,6 +163,10 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.routes = options.routes
     this.statusProvider = options.status ?? (() => ({}))
     this.backoff = new Backoff(options.backoff)
+    this.stableLinkMs = options.stableLinkMs ?? 30_000
+    this.restartDelayMaxMs = options.restartDelayMaxMs ?? 2000
+    if (!(this.stableLinkMs >= 0) || !(this.restartDelayMaxMs >= 0)) throw new RangeError('stableLinkMs and restartDelayMaxMs must be ≥ 0')
+    this.random = options.backoff?.random ?? Math.random
     this.queue = new TaskQueue(options.maxConcurrentRequests ?? 16)
     this.log = options.log ?? (() => undefined)
     this.socketOptions = options.socketOptions ?? {}
@@ -219,7 +241,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       if (this.currentState !== 'registering') return this.log('warn', 'ignored an unexpected registered frame')
       clearTimeout(this.registerTimer)
       this.currentState = 'registered'
-      this.backoff.reset()
+      // A link the gateway drops soon after registering (a refused heartbeat, say) must not start the back-off over.
+      this.stableTimer = setTimeout(() => this.backoff.reset(), this.stableLinkMs)
       this.startHeartbeat(ws)
       this.emit('registered', frame)
       return
@@ -262,7 +285,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       if (sending) return
       sending = true
       try {
-        this.send(ws, { type: 'heartbeat', status: await this.readStatus() })
+        this.send(ws, { type: 'heartbeat', status: this.checkStatus(await this.readStatus()) })
       } finally {
         sending = false
       }
@@ -281,6 +304,25 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     }
   }
 
+  /**
+   * A status over the gateway's limit would close the link with 4400 (contract §4): it is not
+   * sent; the heartbeat carries a small status naming the problem instead, so the link stays alive.
+   */
+  private checkStatus(status: Record<string, unknown>): Record<string, unknown> {
+    let bytes: number
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(status))
+    } catch (err) {
+      this.log('warn', `status is not JSON: ${(err as Error).message}`)
+      return { error: 'status_unavailable' }
+    }
+    if (bytes <= MAX_STATUS_BYTES) return status
+    const message = `heartbeat status of ${bytes} bytes of JSON is over the gateway's limit of ${MAX_STATUS_BYTES}; not sent`
+    this.log('error', message)
+    this.emitError(new DeviceAgentError('status_too_large', null, message))
+    return { error: 'status_too_large', bytes }
+  }
+
   private onClose(code: number, reason: string): void {
     this.socket = undefined
     this.clearTimers()
@@ -297,11 +339,21 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.stop(fatal)
       return
     }
-    const delay = this.backoff.next()
+    const delay = this.reconnectDelay(code)
     this.currentState = 'waiting'
     this.log('info', `device link closed (${code}${reason ? ` ${reason}` : ''}); reconnecting in ${delay} ms`)
     this.emit('disconnected', { code, reason, reconnectInMs: delay })
     this.reconnectTimer = setTimeout(() => this.connect(), delay)
+  }
+
+  /**
+   * After a restart (1012) a short random delay, the same for every attempt; after a refusal of
+   * what this device sent (4400, 1009) at least the back-off base; otherwise the back-off.
+   */
+  private reconnectDelay(code: number): number {
+    if (code === CLOSE_CODES.restarting) return Math.floor(this.random() * (this.restartDelayMaxMs + 1))
+    if (code === CLOSE_CODES.bad_frame || code === CLOSE_CODES.too_big) return this.backoff.nextAfterRefusal()
+    return this.backoff.next()
   }
 
   private emitError(error: DeviceAgentError): void {
@@ -317,6 +369,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private clearTimers(): void {
     clearInterval(this.heartbeatTimer)
     clearTimeout(this.registerTimer)
+    clearTimeout(this.stableTimer)
   }
 
   private send(ws: WebSocket, frame: DeviceFrame): void {

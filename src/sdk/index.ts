@@ -5,6 +5,7 @@ export { RouteTable, RouteError, ok, created, type RouteHandler, type RouteReque
 export {
   DeviceAgent,
   DeviceAgentError,
+  type AgentErrorReason,
   type AgentLog,
   type AgentState,
   type DeviceAgentEvents,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import { DEVICE_KEY, RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+import { streamOversizeFrame } from './helpers/oversize-frame.js'
 
 const KiB = 1024
 
@@ -25,10 +26,25 @@ describe.each(DIALECTS)('device link limits before and around registration on %s
     for (const socket of [...waiting, next]) await socket.close()
   })
 
+  it('reads no more than 64 KiB of a frame from a socket it refused with 1013', async () => {
+    const waiting = await Promise.all(Array.from({ length: 5 }, () => RawDevice.open(gw.linkUrl)))
+    const outcome = await streamOversizeFrame(gw.linkUrl, 16 * 1024 * KiB)
+    expect(outcome.payloadWritten).toBeLessThan(1024 * KiB)
+    expect(outcome.closeCode).toBe(1013)
+    for (const socket of waiting) await socket.close()
+  })
+
   it('closes a frame over 64 KiB before registration with 1009, even a register frame', async () => {
     const device = await RawDevice.open(gw.linkUrl)
     device.send({ type: 'register', device_id: uniqueDeviceId(), key: DEVICE_KEY, hostname: 'h'.repeat(65 * KiB), version: '1' })
     expect((await device.closed).code).toBe(1009)
+  })
+
+  it('closes a frame announcing 16 MiB before registration with 1009 once 64 KiB of it arrived, not once all of it did', async () => {
+    const outcome = await streamOversizeFrame(gw.linkUrl, 16 * 1024 * KiB)
+    expect(outcome.payloadWritten).toBeLessThan(1024 * KiB)
+    expect(outcome.closeCode).toBe(1009)
+    expect(outcome.cutOff).toBe(true)
   })
 
   it('still judges a frame of 64 KiB before registration by its content (4400, not 1009)', async () => {

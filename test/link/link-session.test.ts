@@ -9,6 +9,7 @@ import { LinkSession, type LinkSessionHost, type Registration } from '../../src/
 import { CLOSE_CODES } from '../../src/protocol/close-codes.js'
 import type { RegisterFrame } from '../../src/protocol/frames.js'
 import { DEVICE_KEY, RawDevice } from '../gateway/helpers/raw-device.js'
+import { streamOversizeFrame } from './helpers/oversize-frame.js'
 import { roundTrip } from './helpers/round-trip.js'
 import { startSocketServer, type SocketServer } from './helpers/socket-server.js'
 
@@ -58,13 +59,17 @@ const linkOf = ({ socket, wire, frame }: PendingRegistration) =>
 
 /** A socket server whose every socket becomes a session; each test gets a fresh host. */
 function sessionServer(registerTimeoutMs: number) {
-  const state = { host: new RecordingHost(registerTimeoutMs), sessions: [] as LinkSession[], server: undefined as SocketServer | undefined }
+  const state = { host: new RecordingHost(registerTimeoutMs), sessions: [] as LinkSession[], wires: [] as Socket[], server: undefined as SocketServer | undefined }
   beforeAll(async () => {
-    state.server = await startSocketServer((socket, wire) => state.sessions.push(new LinkSession(socket, wire, state.host)))
+    state.server = await startSocketServer((socket, wire) => {
+      state.wires.push(wire)
+      state.sessions.push(new LinkSession(socket, wire, state.host))
+    })
   })
   beforeEach(() => {
     state.host = new RecordingHost(registerTimeoutMs)
     state.sessions = []
+    state.wires = []
   })
   afterAll(() => state.server?.close())
   return state
@@ -139,6 +144,45 @@ describe('a device-link session', () => {
     expect(session.state).toBe('closed')
     expect(s.host.dispatched).toEqual([])
     expect(s.host.unlinked).toEqual([])
+  })
+
+  it('refuses a frame over 64 KiB before registration as its bytes arrive, long before ws would have buffered it', async () => {
+    const outcome = await streamOversizeFrame(s.server!.url, 16 * 1024 * KiB)
+    // The limit, a read of the socket past it, and the upgrade request: far below the 16 MiB announced.
+    expect(s.wires[0]!.bytesRead).toBeLessThan(192 * KiB)
+    expect(outcome.payloadWritten).toBeLessThan(1024 * KiB)
+    expect(outcome.closeCode).toBe(1009)
+    expect(outcome.cutOff).toBe(true)
+    await expect.poll(() => s.sessions[0]!.state).toBe('closed')
+  })
+
+  it('refuses a frame over 64 KiB streamed while registering, before it is complete, and unlinks the link its registration returns', async () => {
+    const outcome = await streamOversizeFrame(s.server!.url, 16 * 1024 * KiB, { before: [JSON.stringify(registerFrame)] })
+    expect(s.wires[0]!.bytesRead).toBeLessThan(192 * KiB)
+    expect(outcome.closeCode).toBe(1009)
+    expect(s.host.pending).toHaveLength(1)
+    await expect.poll(() => s.sessions[0]!.state).toBe('closed')
+    const registration = s.host.pending[0]!
+    const link = linkOf(registration)
+    registration.decide({ ok: true, link })
+    await expect.poll(() => s.host.unlinked).toEqual([link])
+  })
+
+  it('lets a legal client through: a 64 KiB register frame with a 60 KiB frame right behind it', async () => {
+    const device = await RawDevice.open(s.server!.url)
+    const frame = JSON.stringify({ ...registerFrame, pad: '' })
+    device.send(frame.replace('"pad":""', `"pad":"${'x'.repeat(64 * KiB - frame.length)}"`))
+    device.heartbeat({ pad: 'y'.repeat(60 * KiB) })
+    await expect.poll(() => s.host.pending.length).toBe(1)
+    const registration = s.host.pending[0]!
+    await expect.poll(() => registration.wire.isPaused()).toBe(true)
+    expect(s.sessions[0]!.state).toBe('registering')
+    const listeners = registration.wire.listenerCount('data')
+    registration.decide({ ok: true, link: linkOf(registration) })
+    await expect.poll(() => s.host.dispatched).toEqual(['heartbeat'])
+    // The byte count is gone once registered: ws is the socket's only reader again.
+    expect(registration.wire.listenerCount('data')).toBe(listeners - 1)
+    await device.close()
   })
 
   it('closes a registered link with 4400 on a binary frame', async () => {

@@ -149,14 +149,14 @@ describe('device agent', () => {
     expect(peak).toBe(2)
   })
 
-  it('reconnects with exponential back-off after drops, and starts over after a registration', async () => {
-    const a = startAgent({ backoff: { baseMs: 10, capMs: 40, random: () => 0.999 } })
+  it('reconnects with exponential back-off after drops, and starts over only after a link stayed up for stableLinkMs', async () => {
+    const a = startAgent({ backoff: { baseMs: 10, capMs: 40, random: () => 0.999 }, stableLinkMs: 150 })
     const delays: (number | null)[] = []
     a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
 
     let link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.terminate() // dropped after registration: back-off starts at the base
+    link.ws.terminate() // dropped right after the first registration: back-off at the base
     for (let i = 0; i < 4; i++) {
       link = await gateway.nextLink()
       await link.nextFrame('register')
@@ -164,12 +164,97 @@ describe('device agent', () => {
     }
     link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.close(1012, 'restarting')
+    link.ws.close(1011, 'overloaded') // registered, but dropped within the stable window: back-off not reset
+    link = await gateway.nextLink()
+    await link.acceptRegistration()
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    link.ws.terminate() // dropped after a stable link: back-off starts over
     link = await gateway.nextLink()
     await link.acceptRegistration()
 
-    expect(delays).toEqual([9, 19, 39, 39, 39, 9])
-    expect(gateway.links).toHaveLength(7)
+    expect(delays).toEqual([9, 19, 39, 39, 39, 39, 9])
+    expect(gateway.links).toHaveLength(8)
+  })
+
+  it('waits at least the back-off base before linking again after a 4400, however the jitter falls', async () => {
+    const a = startAgent({ backoff: { baseMs: 150, capMs: 150, random: () => 0 } })
+    const delays: (number | null)[] = []
+    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    await link.nextFrame('heartbeat')
+    const closedAt = Date.now()
+    link.ws.close(4400, 'heartbeat status over 65536 bytes of JSON')
+    const next = await gateway.nextLink()
+    await next.nextFrame('register')
+    expect(Date.now() - closedAt).toBeGreaterThanOrEqual(140)
+    expect(delays).toEqual([150])
+    expect(a.state).not.toBe('stopped')
+  })
+
+  it('does not loop on a refused heartbeat: 4400 after each registration keeps growing the back-off', async () => {
+    const a = startAgent({ backoff: { baseMs: 10, capMs: 1000, random: () => 0.999 } })
+    const delays: (number | null)[] = []
+    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+    for (let i = 0; i < 4; i++) {
+      const link = await gateway.nextLink()
+      await link.acceptRegistration()
+      await link.nextFrame('heartbeat')
+      link.ws.close(4400, 'refused')
+    }
+    await gateway.nextLink()
+    expect(delays).toEqual([10, 19, 39, 79])
+  })
+
+  it('re-links after a gateway restart (1012) within restartDelayMaxMs, not after the back-off', async () => {
+    const a = startAgent({ backoff: { baseMs: 60_000, capMs: 60_000, random: () => 0.999 }, restartDelayMaxMs: 50 })
+    const delays: (number | null)[] = []
+    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+    for (let i = 0; i < 3; i++) {
+      const link = await gateway.nextLink()
+      await link.acceptRegistration()
+      link.ws.close(1012, 'server restarting')
+    }
+    const closedAt = Date.now()
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    expect(Date.now() - closedAt).toBeLessThan(1000)
+    expect(delays).toEqual([50, 50, 50])
+  })
+
+  it('picks the restart delay at random in [0, 2 s] by default', async () => {
+    const a = startAgent({ backoff: { baseMs: 60_000, capMs: 60_000, random: () => 0.5 } })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
+    link.ws.close(1012, 'server restarting')
+    expect((await disconnected).reconnectInMs).toBe(1000)
+  })
+
+  it('does not send a heartbeat status over 64 KiB of JSON: reports it and keeps the link', async () => {
+    let big = true
+    const a = startAgent({ heartbeatSeconds: 0.05, status: () => (big ? { notes: 'n'.repeat(64 * 1024) } : { notes: 'short' }) })
+    const errors: DeviceAgentError[] = []
+    a.on('error', (err) => errors.push(err))
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    const beat = await link.nextFrame('heartbeat')
+    expect(beat).toEqual({ type: 'heartbeat', status: { error: 'status_too_large', bytes: 64 * 1024 + 12 } })
+    expect(errors[0]).toBeInstanceOf(DeviceAgentError)
+    expect(errors[0]).toMatchObject({ reason: 'status_too_large', closeCode: null })
+    big = false
+    await expect.poll(async () => (await link.nextFrame('heartbeat')).status).toEqual({ notes: 'short' })
+    expect(link.received.every((f) => JSON.stringify(f).length < 1024)).toBe(true)
+    expect(a.state).toBe('registered')
+    expect(gateway.links).toHaveLength(1)
+  })
+
+  it('does not crash on an oversize heartbeat status when nobody listens for errors', async () => {
+    const a = startAgent({ status: () => ({ notes: 'n'.repeat(65 * 1024) }) })
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    expect(await link.nextFrame('heartbeat')).toMatchObject({ status: { error: 'status_too_large' } })
+    expect(a.state).toBe('registered')
   })
 
   it('treats close code 4401 as fatal: reports the error and stops without reconnecting', async () => {
