@@ -8,8 +8,9 @@ import type { LinkServer } from './link-server.js'
 /** GET /api/v1/device-link: the WebSocket pick-and-place machines keep open (contract §4). */
 export const deviceLinkRoute: FastifyPluginAsync<{ server: LinkServer }> = async (app, { server }) => {
   await app.register(websocket, {
-    // ws closes the link with 1009 on a larger frame.
-    options: { maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
+    // ws closes the link with 1009 on a larger frame. Synchronous events (ws's default, pinned
+    // here) let FrameByteLimit account for every frame completed by a chunk before it checks.
+    options: { maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false, allowSynchronousEvents: true },
     // Socket errors are followed by a close event, which the link session handles; the default
     // handler would terminate the socket before a 1009 close frame got out.
     errorHandler: (error, _socket, request) => request.log.debug({ err: error }, 'device link socket error'),
