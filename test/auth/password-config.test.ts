@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { configError } from '../helpers/config-error.js'
 import { warnAboutPlainPasswords } from '../../src/auth/plain-password-warning.js'
 import { hashPasswordSync, parsePasswordHash, verifyPasswordSync, type PasswordHash } from '../../src/auth/password-hash.js'
 import { UserDirectory } from '../../src/auth/user-directory.js'
-import { ConfigError } from '../../src/config/config-error.js'
 import { loadConfig, type Config } from '../../src/config/config.js'
 import type { Db } from '../../src/storage/storage.js'
 import { DIALECTS } from '../helpers/dialects.js'
@@ -11,15 +11,6 @@ import { startTestApp, TEST_SCRYPT_PARAMS } from '../helpers/test-app.js'
 const cheap = (password: string) => hashPasswordSync(password, TEST_SCRYPT_PARAMS)
 const users = (entries: Record<string, object>) => ({ CLOUD_AUTH_USERS: JSON.stringify(entries) })
 
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env)
-  } catch (err) {
-    if (err instanceof ConfigError) return err
-    throw err
-  }
-  throw new Error('expected a ConfigError')
-}
 
 describe('CLOUD_AUTH_USERS passwords', () => {
   it('accepts a password_hash and keeps it as given', () => {

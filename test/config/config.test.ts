@@ -3,18 +3,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { configError } from '../helpers/config-error.js'
 import { loadConfig } from '../../src/config/config.js'
-import { ConfigError } from '../../src/config/config-error.js'
 
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env)
-  } catch (err) {
-    if (err instanceof ConfigError) return err
-    throw err
-  }
-  throw new Error('expected a ConfigError')
-}
 
 describe('configuration', () => {
   it('uses the contract defaults when nothing is set', () => {
