@@ -8,6 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { renderLocalNginx, renderSite } from './nginx-config.js'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
+import { delay } from '../lib/time.js'
 
 export interface LocalClusterOptions {
   instances: number
@@ -165,6 +166,6 @@ async function waitReady(url: string, timeoutMs = 30_000): Promise<void> {
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`${url} not ready within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await delay(100)
   }
 }
