@@ -2,7 +2,7 @@ import type { Socket } from 'node:net'
 import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import type { HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
+import type { FirmwareStatusFrame, HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
 import { requestFrameText } from '../protocol/frame-text.js'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
@@ -81,9 +81,10 @@ export class DeviceLink {
   }
 
   /** A JSON frame arrived after registration (heartbeat or response). */
-  receive(frame: HeartbeatFrame | ResponseFrame): void {
+  receive(frame: HeartbeatFrame | ResponseFrame | FirmwareStatusFrame): void {
     this.lastFrameAt = Date.now()
     this.messagesReceived++
+    if (frame.type === 'firmware-status') return
     if (frame.type === 'heartbeat') {
       this.lastHeartbeat = this.lastFrameAt / 1000
       this.lastStatus = frame.status

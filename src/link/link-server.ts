@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import WebSocket from 'ws'
 import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
-import type { RegisterFrame } from '../protocol/frames.js'
+import type { FirmwareStatusFrame, RegisterFrame } from '../protocol/frames.js'
 import type { LinkOwnership } from './bus/device-bus.js'
 import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
@@ -29,6 +29,8 @@ export interface LinkServerDeps {
   log: FastifyBaseLogger
   /** Announces registrations, closes, alive changes and heartbeats to the event streams. */
   events?: LinkObserver
+  /** Takes `firmware-status` reports (§14). */
+  firmwareStatus?: (link: DeviceLink, frame: FirmwareStatusFrame) => void
 }
 
 const CLOSE_WAIT_MS = 1000
@@ -61,6 +63,7 @@ export class LinkServer {
       registerTimeoutMs: deps.options.registerTimeoutMs,
       writer: deps.writer,
       events: deps.events,
+      firmwareStatus: deps.firmwareStatus,
       register: (socket, wire, frame, remoteAddress) => this.register(socket, wire, frame, remoteAddress),
       stoppedAwaiting: (session) => this.awaiting.delete(session),
       socketClosed: (session, code) => {

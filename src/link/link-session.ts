@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import WebSocket, { type RawData } from 'ws'
 import { CLOSE_CODES, type CloseCode } from '../protocol/close-codes.js'
-import { parseDeviceFrame, type DeviceFrame, type RegisterFrame } from '../protocol/frames.js'
+import { parseDeviceFrame, type DeviceFrame, type FirmwareStatusFrame, type RegisterFrame } from '../protocol/frames.js'
 import { MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES } from '../protocol/limits.js'
 import type { DeviceLink } from './device-link.js'
 import { cutOffAfterClose, FrameByteLimit, rawLength } from './frame-byte-limit.js'
@@ -31,6 +31,8 @@ export interface LinkSessionHost {
   readonly registerTimeoutMs: number
   readonly writer: Pick<StatusWriter, 'mark'>
   readonly events?: LinkObserver
+  /** Takes a device's `firmware-status` report (§14); the rollouts decide what it means. */
+  readonly firmwareStatus?: (link: DeviceLink, frame: FirmwareStatusFrame) => void
   /** Registers the device under a fencing generation; resolves once the server's bookkeeping is done. */
   register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<Registration | undefined>
   /** The session no longer awaits registration (its registration was decided, or its socket closed). */
@@ -160,6 +162,10 @@ export class LinkSession {
         break
       case 'response':
         link.receive(frame)
+        break
+      case 'firmware-status':
+        link.receive(frame)
+        this.host.firmwareStatus?.(link, frame)
         break
       default:
         // A device frame type without a case here does not compile.

@@ -81,12 +81,48 @@ export const ResponseFrame = Type.Object(
 )
 export type ResponseFrame = Static<typeof ResponseFrame>
 
+const Sha256Hex = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the image, lower-case hex' })
+
+export const FirmwareOfferFrame = Type.Object(
+  {
+    type: Type.Literal('firmware-offer'),
+    rollout_id: Type.String({ pattern: ID_PATTERN, minLength: 1, maxLength: 64 }),
+    release_id: Type.String({ pattern: ID_PATTERN, minLength: 1, maxLength: 64 }),
+    image_version: Type.Integer({ minimum: 0 }),
+    display_version: Type.String(),
+    size: Type.Integer({ minimum: 0, description: 'Image size in bytes' }),
+    sha256: Sha256Hex,
+    crc32: Type.String({ description: 'CRC-32 (IEEE) of the image, 8 hex digits' }),
+    url: Type.String({ pattern: '^/', description: "Path of the release's system.bin on the gateway (contract §14)" }),
+  },
+  { title: 'FirmwareOfferFrame', description: 'Gateway → device: install this release (contract §4 step 6, §14)' },
+)
+export type FirmwareOfferFrame = Static<typeof FirmwareOfferFrame>
+
+export const FIRMWARE_STATUS_STATES = ['busy', 'downloading', 'installing', 'installed', 'failed'] as const
+export type FirmwareStatusState = (typeof FIRMWARE_STATUS_STATES)[number]
+
+export const FirmwareStatusFrame = Type.Object(
+  {
+    type: Type.Literal('firmware-status'),
+    rollout_id: Type.String({ pattern: ID_PATTERN, minLength: 1, maxLength: 64 }),
+    release_id: Type.String({ pattern: ID_PATTERN, minLength: 1, maxLength: 64 }),
+    state: Type.Union(FIRMWARE_STATUS_STATES.map((s) => Type.Literal(s)), {
+      description: '`busy`: declined for now (a task is running); the others report the install',
+    }),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Percent of the current step' })),
+    error: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { title: 'FirmwareStatusFrame', description: 'Device → gateway: where an offered install stands (contract §4 step 6)' },
+)
+export type FirmwareStatusFrame = Static<typeof FirmwareStatusFrame>
+
 /** Frames a device sends. */
-export const DeviceFrame = Type.Union([RegisterFrame, HeartbeatFrame, ResponseFrame])
+export const DeviceFrame = Type.Union([RegisterFrame, HeartbeatFrame, ResponseFrame, FirmwareStatusFrame])
 export type DeviceFrame = Static<typeof DeviceFrame>
 
 /** Frames the gateway sends. */
-export const GatewayFrame = Type.Union([RegisteredFrame, RequestFrame])
+export const GatewayFrame = Type.Union([RegisteredFrame, RequestFrame, FirmwareOfferFrame])
 export type GatewayFrame = Static<typeof GatewayFrame>
 
 export type Frame = DeviceFrame | GatewayFrame
@@ -97,14 +133,16 @@ const SCHEMAS_BY_TYPE: Record<Frame['type'], TSchema> = {
   heartbeat: HeartbeatFrame,
   request: RequestFrame,
   response: ResponseFrame,
+  'firmware-offer': FirmwareOfferFrame,
+  'firmware-status': FirmwareStatusFrame,
 }
 const CHECKERS = Object.fromEntries(
   Object.entries(SCHEMAS_BY_TYPE).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
 ) as Record<Frame['type'], ReturnType<typeof TypeCompiler.Compile>>
 
 export const FRAME_TYPES = Object.keys(SCHEMAS_BY_TYPE) as Frame['type'][]
-const DEVICE_FRAME_TYPES: ReadonlySet<string> = new Set<DeviceFrame['type']>(['register', 'heartbeat', 'response'])
-const GATEWAY_FRAME_TYPES: ReadonlySet<string> = new Set<GatewayFrame['type']>(['registered', 'request'])
+const DEVICE_FRAME_TYPES: ReadonlySet<string> = new Set<DeviceFrame['type']>(['register', 'heartbeat', 'response', 'firmware-status'])
+const GATEWAY_FRAME_TYPES: ReadonlySet<string> = new Set<GatewayFrame['type']>(['registered', 'request', 'firmware-offer'])
 
 /** Why a frame was refused; `frameType` is set when the frame named a known type. The gateway closes with 4400. */
 export class FrameError extends Error {

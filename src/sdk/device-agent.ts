@@ -247,6 +247,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.emit('registered', frame)
       return
     }
+    if (frame.type === 'firmware-offer') return this.log('warn', 'ignored a firmware offer: no firmware handler')
     this.emit('request', frame)
     this.queue.push(() => this.serve(ws, frame))
   }
