@@ -19,6 +19,7 @@ import { EVENT_DATA_SCHEMAS, isFleetEvent, type FleetEvent } from './fleet-event
 import { BindingRepository } from './gateway/devices/binding-repository.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
+import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
 import { requireConsole } from './platform/admin/console-auth.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
@@ -49,6 +50,8 @@ export interface BuildOptions {
   wechatTimeoutMs?: number
   /** Device-link timings (register time-out, pings); only tests change them. */
   deviceLink?: DeviceLinkOptions
+  /** Rollout pass interval; only tests change it. */
+  rollouts?: RolloutOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
   /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
@@ -109,7 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId })
   await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
-  await app.register(gatewayPlugin, { deps, link: options.deviceLink })
+  await app.register(gatewayPlugin, { deps, link: options.deviceLink, rollouts: options.rollouts })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
   const bindings = new BindingRepository(storage.db)

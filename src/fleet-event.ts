@@ -4,6 +4,7 @@ import { eventSchemaName, type EventKind, type StreamedEvent } from './events/ev
 import { BindingEvent } from './gateway/devices/binding-event.js'
 import { DeviceEvent, DeviceStatusEvent } from './gateway/devices/device-events.js'
 import { ReleaseEvent } from './gateway/releases/release-event.js'
+import { RolloutDeviceEvent, RolloutEvent } from './gateway/rollouts/rollout-events.js'
 import { CommandEvent } from './platform/commands/command-event.js'
 import { PlatformDeviceEvent } from './platform/devices/platform-device-event.js'
 
@@ -12,7 +13,7 @@ import { PlatformDeviceEvent } from './platform/devices/platform-device-event.js
  * and streams events without knowing the features; the features publish their own kinds; this
  * file, beside `app.ts`, is the only one that knows them all.
  */
-export const FleetEvent = Type.Union([DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent])
+export const FleetEvent = Type.Union([DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent])
 export type FleetEvent = Static<typeof FleetEvent>
 
 const fleetEventCheck = TypeCompiler.Compile(FleetEvent)

@@ -59,6 +59,7 @@ export interface Config {
   firmwareMaxBytes: number
   telemetryRetentionDays: number
   logRetentionDays: number
+  rolloutStepTimeoutSeconds: number
   production: boolean
   logLevel: string
 }
@@ -264,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetentionDays: e.LOG_RETENTION_DAYS,
+    rolloutStepTimeoutSeconds: e.ROLLOUT_STEP_TIMEOUT_SECONDS,
     production,
     logLevel: e.LOG_LEVEL,
   }

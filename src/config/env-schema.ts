@@ -44,6 +44,7 @@ export const EnvSchema = Type.Object(
     FIRMWARE_MAX_BYTES: PositiveInteger(16_777_216, 'firmware upload limit (413)'),
     TELEMETRY_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of telemetry'),
     LOG_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of device logs'),
+    ROLLOUT_STEP_TIMEOUT_SECONDS: PositiveNumber(900, 'a machine in a rollout silent this long after its last report fails (§14)'),
     NODE_ENV: Text('production refuses to start while admin has the password admin'),
     LOG_LEVEL: Type.String({ enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level' }),
   },

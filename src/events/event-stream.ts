@@ -110,6 +110,8 @@ export class EventStream {
         if (deviceIds && !deviceIds.has(event.data.device_id)) return false
         return this.admin
       case 'release':
+      case 'rollout':
+      case 'rollout-device':
         return this.admin
     }
   }

@@ -142,3 +142,12 @@ export async function findActiveRelease(db: Db): Promise<ActiveRelease | undefin
 
 /** Where devices download the active image (relative to the server's base URL). */
 export const SYSTEM_BIN_PATH = '/api/v1/firmware/slave/system.bin'
+
+/** What an offer of a release says of it (never the image bytes). */
+export async function findReleaseSummary(db: Db, releaseId: string): Promise<ActiveRelease | undefined> {
+  return db
+    .selectFrom('firmware_releases')
+    .select(['release_id', 'image_version', 'display_version', 'size', 'sha256', 'crc32', 'hw_version'])
+    .where('release_id', '=', releaseId)
+    .executeTakeFirst()
+}

@@ -20,15 +20,18 @@ import { deviceRoutes } from './devices/device-routes.js'
 import { overviewRoute } from './devices/overview-route.js'
 import { forwardingRoutes } from './forwarding/forwarding-routes.js'
 import type { GatewayContext } from './gateway-context.js'
+import { createRollouts, ROLLOUT_DEFAULTS, type RolloutOptions } from './rollouts/create-rollouts.js'
+import { rolloutRoutes } from './rollouts/rollout-routes.js'
 
 export interface GatewayPluginOptions {
   deps: AppDeps
   /** Device-link timings (tests shorten them); the defaults are the contract's. */
   link?: DeviceLinkOptions
+  rollouts?: RolloutOptions
 }
 
 /** Gateway: device link, device registry and bindings, forwarding, overview, admin. */
-export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link }) => {
+export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link, rollouts: rolloutOptions }) => {
   const options = { ...LINK_DEFAULTS, ...link }
   const { config } = deps
   const registry = new LinkRegistry()
@@ -47,10 +50,28 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   bindingRemovals.watch(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
-  const server = new LinkServer({ store: devices, bus, registry, writer, metrics, options, enrollToken: config.deviceEnrollToken, log: deps.log, events })
+  const rollouts = createRollouts(deps, registry, devices)
+  const server = new LinkServer({
+    store: devices,
+    bus,
+    registry,
+    writer,
+    metrics,
+    options,
+    enrollToken: config.deviceEnrollToken,
+    log: deps.log,
+    events,
+    firmwareStatus: (link, frame) => rollouts.reports.take(link, frame),
+  })
   registry.startPinging(options.pingIntervalMs)
   events.start(deps.eventOptions.sweepIntervalMs)
   app.addHook('onClose', async () => events.stop())
+  rollouts.engine.start({ ...ROLLOUT_DEFAULTS, ...rolloutOptions }.passIntervalMs)
+  // Before the root closes storage: no pass or report may still be writing.
+  app.addHook('onClose', async () => {
+    await rollouts.engine.stop()
+    await rollouts.reports.settled()
+  })
 
   const ctx: GatewayContext = {
     deps,
@@ -68,4 +89,5 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   await app.register(deviceLoginRoute, { ctx })
   await app.register(adminRoutes, { ctx })
   await app.register(forwardingRoutes, { ctx })
+  await app.register(rolloutRoutes, { service: rollouts.service, repo: rollouts.repo })
 }

@@ -5,6 +5,8 @@
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
+  /** A pass was asked for while one ran: run another right after it. */
+  private again = false
   private readonly abort = new AbortController()
 
   constructor(
@@ -20,6 +22,12 @@ export class PeriodicTask {
     if (immediately) this.tick()
   }
 
+  /** Runs a pass now, or right after the running one ends. */
+  runSoon(): void {
+    if (this.running) this.again = true
+    else this.tick()
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer)
     this.abort.abort()
@@ -32,6 +40,10 @@ export class PeriodicTask {
       .then(() => undefined, this.onError)
       .finally(() => {
         this.running = undefined
+        if (this.again && this.timer) {
+          this.again = false
+          this.tick()
+        }
       })
   }
 }

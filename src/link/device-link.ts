@@ -2,7 +2,7 @@ import type { Socket } from 'node:net'
 import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import type { FirmwareStatusFrame, HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
+import type { FirmwareOfferFrame, FirmwareStatusFrame, HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
 import { requestFrameText } from '../protocol/frame-text.js'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
@@ -107,6 +107,13 @@ export class DeviceLink {
     for (const [id, entry] of [...pending]) {
       if (this.settle(id)) entry.reject(unavailable(this.deviceId))
     }
+  }
+
+  /** Sends a firmware offer (§4 step 6); resolves once written, rejects when the link is gone. */
+  offerFirmware(frame: FirmwareOfferFrame): Promise<void> {
+    if (this.closed) return Promise.reject(unavailable(this.deviceId))
+    this.messagesSent++
+    return new Promise((resolve, reject) => sendBatched(this.socket, this.wire, JSON.stringify(frame), (err) => (err ? reject(unavailable(this.deviceId)) : resolve())))
   }
 
   /** Closes the socket; pending requests fail at once. */

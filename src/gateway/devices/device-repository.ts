@@ -112,6 +112,20 @@ export class DeviceRepository implements LinkStore {
       .execute()
   }
 
+  /** Which of `deviceIds` are known machines; every known id when none are given. */
+  async knownIds(deviceIds?: readonly string[]): Promise<Set<string>> {
+    const known = new Set<string>()
+    if (deviceIds === undefined) {
+      for (const row of await this.db.selectFrom('devices').select('device_id').execute()) known.add(row.device_id)
+      return known
+    }
+    for (let i = 0; i < deviceIds.length; i += 1000) {
+      const chunk = deviceIds.slice(i, i + 1000)
+      for (const row of await this.db.selectFrom('devices').select('device_id').where('device_id', 'in', chunk).execute()) known.add(row.device_id)
+    }
+    return known
+  }
+
   async find(deviceId: string): Promise<DeviceRow | undefined> {
     return this.db.selectFrom('devices').select(COLUMNS).where('device_id', '=', deviceId).executeTakeFirst()
   }

@@ -6,6 +6,7 @@ import { firmware } from './0003-firmware.js'
 import { platform } from './0004-platform.js'
 import { loginCounters } from './0005-login-counters.js'
 import { cluster } from './0006-cluster.js'
+import { rollouts } from './0007-rollouts.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -15,6 +16,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0004-platform': platform,
   '0005-login-counters': loginCounters,
   '0006-cluster': cluster,
+  '0007-rollouts': rollouts,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

@@ -1,0 +1,190 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EventBus } from '../../events/event-bus.js'
+import type { FleetEvent } from '../../fleet-event.js'
+import { activateRelease, findReleaseSummary } from '../../firmware/release-repository.js'
+import { PeriodicTask } from '../../lib/periodic-task.js'
+import { nowSeconds } from '../../lib/time.js'
+import { writeAudit } from '../../storage/audit-repository.js'
+import type { Db } from '../../storage/storage.js'
+import { releaseEvent } from '../releases/release-event.js'
+import { rolloutDeviceEvent, rolloutEvent } from './rollout-events.js'
+import type { OfferedRelease, RolloutOffers } from './rollout-offers.js'
+import type { ChangedMachine, RolloutRepository, RolloutRow } from './rollout-repository.js'
+import { emptyCounts, ENDED_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
+
+export interface RolloutEngineDeps {
+  db: Db
+  repo: RolloutRepository
+  offers: RolloutOffers
+  events: EventBus<FleetEvent>
+  log: FastifyBaseLogger
+  stepTimeoutSeconds: number
+}
+
+/** Counts are announced at most this often (§11). */
+const COUNTS_INTERVAL_S = 1
+/** Who the audit names for decisions the rollout takes by itself. */
+export const ROLLOUT_ACTOR = 'fleetgate-rollouts'
+
+/**
+ * Drives the active rollout on every instance, each pass: fail machines silent past the step
+ * time-out, end the open stage (pause on too many failures, soak, open the next, complete),
+ * offer the release to waiting machines linked here, announce changed counts. Each decision is a
+ * compare-and-set in the database, so whichever instance gets there first takes it, once, and
+ * raises its events; a restart loses nothing.
+ */
+export class RolloutEngine {
+  private readonly task: PeriodicTask
+  private release: OfferedRelease | undefined
+
+  constructor(private readonly deps: RolloutEngineDeps) {
+    this.task = new PeriodicTask(
+      () => this.pass(),
+      (err) => deps.log.warn({ err }, 'rollout pass failed'),
+    )
+  }
+
+  start(intervalMs: number): void {
+    this.task.start(intervalMs, { immediately: true })
+  }
+
+  /** Something changed (a creation, a resume): pass now rather than at the next tick. */
+  nudge(): void {
+    this.task.runSoon()
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop()
+  }
+
+  /** One machine's state changed: its `rollout-device` event. */
+  machineChanged(rolloutId: string, machine: ChangedMachine): void {
+    this.deps.events.publish(
+      rolloutDeviceEvent({
+        rollout_id: rolloutId,
+        device_id: machine.device_id,
+        stage: Number(machine.stage),
+        state: machine.state as MachineState,
+        progress: machine.progress === null ? null : Number(machine.progress),
+        error: machine.error,
+      }),
+    )
+    // A machine that ended may end its stage: decide now rather than at the next tick.
+    if (machine.state === 'installed' || machine.state === 'failed') this.task.runSoon()
+  }
+
+  /** The rollout's `rollout` event with its current counts. */
+  announce(row: RolloutRow, counts: RolloutCounts, state = row.state as RolloutState, stage = Number(row.stage)): void {
+    this.deps.events.publish(rolloutEvent({ rollout_id: row.rollout_id, release_id: row.release_id, state, stage, counts }))
+  }
+
+  private async pass(): Promise<void> {
+    const { repo } = this.deps
+    const rollout = await repo.findActive()
+    if (!rollout) return
+    const now = nowSeconds()
+    const silent = await repo.failSilent(rollout.rollout_id, now - this.deps.stepTimeoutSeconds, now, `no report for ${this.deps.stepTimeoutSeconds} s`)
+    for (const machine of silent) this.machineChanged(rollout.rollout_id, machine)
+    const tally = await repo.tally(rollout.rollout_id)
+    const counts = countsOf(tally)
+    let current = rollout
+    if (rollout.state === 'running') current = (await this.decide(rollout, tally, counts, now)) ?? rollout
+    if (current.state === 'running') await this.deps.offers.offerDue(current, await this.releaseOf(current))
+    await this.announceCounts(current, counts, now)
+  }
+
+  /** Ends the open stage when every machine of it ended; returns the rollout as it is after the decision. */
+  private async decide(rollout: RolloutRow, tally: Tally, counts: RolloutCounts, now: number): Promise<RolloutRow | undefined> {
+    const { repo } = this.deps
+    const id = rollout.rollout_id
+    const stage = Number(rollout.stage)
+    const stages = JSON.parse(rollout.stages) as number[]
+    const open = tally.filter((t) => t.stage <= stage && !ENDED_STATES.includes(t.state)).reduce((n, t) => n + t.n, 0)
+    if (open > 0) return undefined
+    const size = tally.filter((t) => t.stage === stage).reduce((n, t) => n + t.n, 0)
+    const failed = tally.filter((t) => t.stage === stage && t.state === 'failed').reduce((n, t) => n + t.n, 0)
+    if (stage >= Number(rollout.check_failures_from) && size > 0 && failed / size > Number(rollout.max_failure_ratio)) {
+      if (!(await repo.pauseAtStage(id, stage, now))) return undefined
+      this.deps.log.warn({ rolloutId: id, stage, failed, size }, 'rollout paused: too many machines failed')
+      await writeAudit(this.deps.db, {
+        actor: ROLLOUT_ACTOR,
+        action: 'rollout.pause',
+        outcome: 'failure_threshold',
+        release_id: rollout.release_id,
+        detail: { rollout_id: id, stage, failed, stage_size: size, max_failure_ratio: Number(rollout.max_failure_ratio) },
+      })
+      this.announce(rollout, counts, 'paused')
+      return { ...rollout, state: 'paused' }
+    }
+    if (rollout.stage_ended_at === null) {
+      await repo.markStageEnded(id, stage, now)
+      return this.advanceAfterSoak({ ...rollout, stage_ended_at: now }, stages, counts, now)
+    }
+    return this.advanceAfterSoak(rollout, stages, counts, now)
+  }
+
+  private async advanceAfterSoak(rollout: RolloutRow, stages: number[], counts: RolloutCounts, now: number): Promise<RolloutRow | undefined> {
+    const id = rollout.rollout_id
+    const stage = Number(rollout.stage)
+    if (now < Number(rollout.stage_ended_at) + Number(rollout.soak_seconds)) return undefined
+    if (stage >= stages.length - 1) {
+      if (!(await this.deps.repo.complete(id, stage, now))) return undefined
+      await this.activate(rollout)
+      this.announce(rollout, counts, 'completed')
+      return { ...rollout, state: 'completed' }
+    }
+    const opened = await this.deps.repo.openNextStage(id, stage, now)
+    if (!opened) return undefined
+    const next = { ...rollout, stage: stage + 1, stage_ended_at: null }
+    const moved = { ...counts, pending: counts.pending - opened.length, waiting: counts.waiting + opened.length }
+    this.announce(next, moved)
+    for (const machine of opened) this.machineChanged(id, machine)
+    return next
+  }
+
+  /** The completed rollout's release becomes the active one (§6), with its audit record and events. */
+  private async activate(rollout: RolloutRow): Promise<void> {
+    const { db, events } = this.deps
+    const activated = await activateRelease(db, rollout.release_id)
+    await writeAudit(db, {
+      actor: ROLLOUT_ACTOR,
+      action: 'rollout.complete',
+      outcome: activated ? 'completed' : 'release_missing',
+      release_id: rollout.release_id,
+      detail: { rollout_id: rollout.rollout_id },
+    })
+    if (!activated) return
+    await writeAudit(db, {
+      actor: ROLLOUT_ACTOR,
+      action: 'firmware.activate',
+      outcome: 'activated',
+      release_id: rollout.release_id,
+      detail: { rollout_id: rollout.rollout_id },
+    })
+    for (const old of activated.deactivated) events.publish(releaseEvent(old.release_id, old.display_version, false, 'deactivated'))
+    events.publish(releaseEvent(rollout.release_id, activated.display_version, true, 'activated'))
+  }
+
+  /** A `rollout` event when the counts changed, at most once a second, by one instance. */
+  private async announceCounts(rollout: RolloutRow, counts: RolloutCounts, now: number): Promise<void> {
+    const text = JSON.stringify(counts)
+    if (text === rollout.counts || now - Number(rollout.counts_at) < COUNTS_INTERVAL_S) return
+    if (await this.deps.repo.announceCounts(rollout.rollout_id, rollout.counts, text, now)) this.announce(rollout, counts)
+  }
+
+  private async releaseOf(rollout: RolloutRow): Promise<OfferedRelease> {
+    if (this.release?.release_id === rollout.release_id) return this.release
+    const release = await findReleaseSummary(this.deps.db, rollout.release_id)
+    if (!release) throw new Error(`release ${rollout.release_id} of rollout ${rollout.rollout_id} is gone`)
+    this.release = release
+    return release
+  }
+}
+
+type Tally = { stage: number; state: MachineState; n: number }[]
+
+export function countsOf(tally: Tally): RolloutCounts {
+  const counts = emptyCounts()
+  for (const t of tally) counts[t.state] += t.n
+  return counts
+}

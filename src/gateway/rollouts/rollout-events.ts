@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { eventSchema } from '../../events/event-envelope.js'
+import { nowSeconds } from '../../lib/time.js'
+import { MACHINE_STATES, RolloutCounts, ROLLOUT_STATES, type MachineState, type RolloutState } from './rollout-states.js'
+
+/** `data` of `event: rollout`: created, state or stage changed, or counts changed (at most once a second). */
+export const RolloutEventData = Type.Object({
+  rollout_id: Type.String(),
+  release_id: Type.String(),
+  state: Type.Union(ROLLOUT_STATES.map((s) => Type.Literal(s))),
+  stage: Type.Integer({ description: 'Index of the open stage' }),
+  counts: RolloutCounts,
+  at: Type.Number({ description: 'Event time (s since epoch)' }),
+})
+export const RolloutEvent = eventSchema('rollout', RolloutEventData)
+export type RolloutEvent = Static<typeof RolloutEvent>
+
+/** `data` of `event: rollout-device`: a machine's state in a rollout changed (progress: at most once a second). */
+export const RolloutDeviceEventData = Type.Object({
+  rollout_id: Type.String(),
+  device_id: Type.String(),
+  stage: Type.Integer(),
+  state: Type.Union(MACHINE_STATES.map((s) => Type.Literal(s))),
+  progress: Type.Union([Type.Number(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  at: Type.Number({ description: 'Event time (s since epoch)' }),
+})
+export const RolloutDeviceEvent = eventSchema('rollout-device', RolloutDeviceEventData)
+export type RolloutDeviceEvent = Static<typeof RolloutDeviceEvent>
+
+export const rolloutEvent = (r: { rollout_id: string; release_id: string; state: RolloutState; stage: number; counts: RolloutCounts }): RolloutEvent => ({
+  kind: 'rollout',
+  data: { rollout_id: r.rollout_id, release_id: r.release_id, state: r.state, stage: r.stage, counts: r.counts, at: nowSeconds() },
+})
+
+export const rolloutDeviceEvent = (d: {
+  rollout_id: string
+  device_id: string
+  stage: number
+  state: MachineState
+  progress: number | null
+  error: string | null
+}): RolloutDeviceEvent => ({
+  kind: 'rollout-device',
+  data: { rollout_id: d.rollout_id, device_id: d.device_id, stage: d.stage, state: d.state, progress: d.progress, error: d.error, at: nowSeconds() },
+})

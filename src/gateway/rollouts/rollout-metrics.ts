@@ -1,0 +1,25 @@
+import { Counter, type Registry } from 'prom-client'
+
+export interface RolloutMetrics {
+  offers: Counter
+  busy: Counter<'reason'>
+  ignoredReports: Counter<'reason'>
+}
+
+export function createRolloutMetrics(registry: Registry): RolloutMetrics {
+  return {
+    offers: new Counter({ name: 'fleetgate_rollout_offers_total', help: 'Firmware offers sent to machines', registers: [registry] }),
+    busy: new Counter({
+      name: 'fleetgate_rollout_busy_total',
+      help: 'Tries that found a machine busy: its task running or paused, or it declined the offer',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    ignoredReports: new Counter({
+      name: 'fleetgate_rollout_ignored_reports_total',
+      help: 'firmware-status frames ignored: no offer of that rollout to the machine, or its install already ended',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+  }
+}

@@ -1,0 +1,345 @@
+import type { Selectable } from 'kysely'
+import { AppError } from '../../errors.js'
+import { pageWithCursor } from '../../storage/paging.js'
+import type { Database } from '../../storage/database.js'
+import type { Db } from '../../storage/storage.js'
+import { emptyCounts, ENDED_STATES, IN_PROGRESS_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
+
+export type RolloutRow = Selectable<Database['rollouts']>
+export type RolloutDeviceRow = Selectable<Database['rollout_devices']>
+
+/** A rollout as the API answers it (contract §14). */
+export interface Rollout {
+  rollout_id: string
+  release_id: string
+  display_version: string
+  state: RolloutState
+  stage: number
+  stages: number[]
+  max_failure_ratio: number
+  soak_seconds: number
+  created_at: number
+  created_by: string
+  counts: RolloutCounts
+  targeted: number
+}
+
+export interface NewRollout {
+  rollout_id: string
+  release_id: string
+  display_version: string
+  stages: number[]
+  max_failure_ratio: number
+  soak_seconds: number
+  created_by: string
+  /** Machine ids in the rollout's stable order, with the stage of each. */
+  machines: { device_id: string; stage: number }[]
+  now: number
+}
+
+/** One machine's row changed by a decision: what its `rollout-device` event says. */
+export type ChangedMachine = Pick<RolloutDeviceRow, 'device_id' | 'stage' | 'state' | 'progress' | 'error'>
+
+const INSERT_CHUNK = 500
+const CHANGED_COLUMNS = ['device_id', 'stage', 'state', 'progress', 'error'] as const
+
+/**
+ * Rollouts in the database: every decision (stage changes, pauses, offers, reports) is a
+ * compare-and-set UPDATE, so it is taken once however many instances try it at once (§13, §14).
+ */
+export class RolloutRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts the rollout and its machines; the first stage's machines wait for an offer. Undefined when another rollout is active. */
+  async create(r: NewRollout): Promise<RolloutRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('rollouts')
+        .values({
+          rollout_id: r.rollout_id,
+          release_id: r.release_id,
+          display_version: r.display_version,
+          state: 'running',
+          active_slot: 1,
+          stage: 0,
+          stages: JSON.stringify(r.stages),
+          max_failure_ratio: r.max_failure_ratio,
+          soak_seconds: r.soak_seconds,
+          targeted: r.machines.length,
+          check_failures_from: 0,
+          stage_opened_at: r.now,
+          stage_ended_at: null,
+          counts: JSON.stringify(emptyCounts()),
+          counts_at: 0,
+          created_at: r.now,
+          created_by: r.created_by,
+          updated_at: r.now,
+        })
+        .onConflict((oc) => oc.column('active_slot').doNothing())
+        .returningAll()
+        .executeTakeFirst()
+      if (!row) return undefined
+      for (let i = 0; i < r.machines.length; i += INSERT_CHUNK) {
+        const values = r.machines.slice(i, i + INSERT_CHUNK).map((m, j) => ({
+          rollout_id: r.rollout_id,
+          device_id: m.device_id,
+          position: i + j,
+          stage: m.stage,
+          state: m.stage === 0 ? 'waiting' : 'pending',
+          progress: null,
+          error: null,
+          offered_at: null,
+          last_report_at: null,
+          next_try_at: 0,
+          updated_at: r.now,
+        }))
+        await trx.insertInto('rollout_devices').values(values).execute()
+      }
+      return row
+    })
+  }
+
+  find(rolloutId: string): Promise<RolloutRow | undefined> {
+    return this.db.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId).executeTakeFirst()
+  }
+
+  /** The running or paused rollout, if any. */
+  findActive(): Promise<RolloutRow | undefined> {
+    return this.db.selectFrom('rollouts').selectAll().where('active_slot', '=', 1).executeTakeFirst()
+  }
+
+  /** Newest first; `before` is the rollout id the previous page ended with. */
+  async list(limit: number, before?: string): Promise<{ rows: RolloutRow[]; next_before?: string }> {
+    let query = this.db.selectFrom('rollouts').selectAll().orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(limit + 1)
+    if (before !== undefined) {
+      const cursor = await this.find(before)
+      if (!cursor) throw new AppError('bad_request', 'Unknown cursor')
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', cursor.created_at),
+          eb.and([eb('created_at', '=', cursor.created_at), eb('rollout_id', '<', cursor.rollout_id)]),
+        ]),
+      )
+    }
+    const { rows, next } = pageWithCursor(await query.execute(), limit, (row) => row.rollout_id)
+    return next === undefined ? { rows } : { rows, next_before: next }
+  }
+
+  /** Machines of a rollout in stage order; `after` is the machine id the previous page ended with. */
+  async machines(rolloutId: string, limit: number, after?: string): Promise<{ rows: RolloutDeviceRow[]; next_after?: string }> {
+    let query = this.db.selectFrom('rollout_devices').selectAll().where('rollout_id', '=', rolloutId).orderBy('position').limit(limit + 1)
+    if (after !== undefined) {
+      const cursor = await this.db
+        .selectFrom('rollout_devices')
+        .select('position')
+        .where('rollout_id', '=', rolloutId)
+        .where('device_id', '=', after)
+        .executeTakeFirst()
+      if (!cursor) throw new AppError('bad_request', 'Unknown cursor')
+      query = query.where('position', '>', cursor.position)
+    }
+    const { rows, next } = pageWithCursor(await query.execute(), limit, (row) => row.device_id)
+    return next === undefined ? { rows } : { rows, next_after: next }
+  }
+
+  /** Machines per stage and state. */
+  async tally(rolloutId: string): Promise<{ stage: number; state: MachineState; n: number }[]> {
+    const rows = await this.db
+      .selectFrom('rollout_devices')
+      .select(['stage', 'state', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('rollout_id', '=', rolloutId)
+      .groupBy(['stage', 'state'])
+      .execute()
+    return rows.map((r) => ({ stage: Number(r.stage), state: r.state as MachineState, n: Number(r.n) }))
+  }
+
+  /** Counts per state of each rollout. */
+  async counts(rolloutIds: readonly string[]): Promise<Map<string, RolloutCounts>> {
+    const result = new Map(rolloutIds.map((id) => [id, emptyCounts()]))
+    if (rolloutIds.length === 0) return result
+    const rows = await this.db
+      .selectFrom('rollout_devices')
+      .select(['rollout_id', 'state', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('rollout_id', 'in', rolloutIds)
+      .groupBy(['rollout_id', 'state'])
+      .execute()
+    for (const row of rows) result.get(row.rollout_id)![row.state as MachineState] = Number(row.n)
+    return result
+  }
+
+  /** Moves the rollout from one of `from` to `to`; false when it was not in `from` (another decision came first). */
+  async transition(rolloutId: string, from: readonly RolloutState[], to: RolloutState, now: number, extra: { check_failures_from?: number } = {}): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ state: to, active_slot: to === 'running' || to === 'paused' ? 1 : null, updated_at: now, ...extra })
+      .where('rollout_id', '=', rolloutId)
+      .where('state', 'in', from)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Completes a running rollout at stage `stage`; false when another decision came first. */
+  async complete(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ state: 'completed', active_slot: null, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('state', '=', 'running')
+      .where('stage', '=', stage)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Pauses a running rollout whose stage `stage` failed too often; false when another decision came first. */
+  async pauseAtStage(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ state: 'paused', updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('state', '=', 'running')
+      .where('stage', '=', stage)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Records that every machine of stage `stage` ended (the soak starts now). */
+  async markStageEnded(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ stage_ended_at: now, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('stage', '=', stage)
+      .where('stage_ended_at', 'is', null)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Opens stage `stage + 1` of a running rollout: its machines start waiting. Undefined when another decision came first. */
+  async openNextStage(rolloutId: string, stage: number, now: number): Promise<ChangedMachine[] | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('rollouts')
+        .set({ stage: stage + 1, stage_opened_at: now, stage_ended_at: null, updated_at: now })
+        .where('rollout_id', '=', rolloutId)
+        .where('state', '=', 'running')
+        .where('stage', '=', stage)
+        .executeTakeFirst()
+      if (moved.numUpdatedRows === 0n) return undefined
+      return trx
+        .updateTable('rollout_devices')
+        .set({ state: 'waiting', next_try_at: 0, updated_at: now })
+        .where('rollout_id', '=', rolloutId)
+        .where('stage', '=', stage + 1)
+        .where('state', '=', 'pending')
+        .returning(CHANGED_COLUMNS)
+        .execute()
+    })
+  }
+
+  /** Offered machines silent since `silentSince` fail; returns those this call failed. */
+  failSilent(rolloutId: string, silentSince: number, now: number, error: string): Promise<ChangedMachine[]> {
+    return this.db
+      .updateTable('rollout_devices')
+      .set({ state: 'failed', error, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('state', 'in', IN_PROGRESS_STATES)
+      .where('last_report_at', '<', silentSince)
+      .returning(CHANGED_COLUMNS)
+      .execute()
+  }
+
+  /** Waiting machines due for a try whose link this instance holds (by the devices table's hint). */
+  async dueHere(rolloutId: string, instanceId: string, now: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('rollout_devices')
+      .innerJoin('devices', 'devices.device_id', 'rollout_devices.device_id')
+      .select('rollout_devices.device_id')
+      .where('rollout_devices.rollout_id', '=', rolloutId)
+      .where('rollout_devices.state', '=', 'waiting')
+      .where('rollout_devices.next_try_at', '<=', now)
+      .where('devices.link_instance', '=', instanceId)
+      .orderBy('rollout_devices.position')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => r.device_id)
+  }
+
+  /** Takes a due waiting machine for one try until `retryAt`; false when another instance took it first. */
+  async takeTry(rolloutId: string, deviceId: string, now: number, retryAt: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollout_devices')
+      .set({ next_try_at: retryAt })
+      .where('rollout_id', '=', rolloutId)
+      .where('device_id', '=', deviceId)
+      .where('state', '=', 'waiting')
+      .where('next_try_at', '<=', now)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** A waiting machine of a still-running rollout becomes offered; false when it no longer applies. */
+  async markOffered(rolloutId: string, deviceId: string, now: number): Promise<ChangedMachine | undefined> {
+    return this.db
+      .updateTable('rollout_devices')
+      .set({ state: 'offered', offered_at: now, last_report_at: now, progress: null, error: null, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('device_id', '=', deviceId)
+      .where('state', '=', 'waiting')
+      .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('state', '=', 'running')))
+      .returning(CHANGED_COLUMNS)
+      .executeTakeFirst()
+  }
+
+  /**
+   * A machine's report, taken when the machine was offered this rollout's release and has not
+   * ended: `busy` puts it back to waiting until `retryAt`. Undefined when the report does not apply.
+   */
+  async report(
+    rolloutId: string,
+    releaseId: string,
+    deviceId: string,
+    change: { state: MachineState; progress: number | null; error: string | null },
+    now: number,
+    retryAt: number,
+  ): Promise<ChangedMachine | undefined> {
+    return this.db
+      .updateTable('rollout_devices')
+      .set({ ...change, last_report_at: now, updated_at: now, ...(change.state === 'waiting' ? { next_try_at: retryAt } : {}) })
+      .where('rollout_id', '=', rolloutId)
+      .where('device_id', '=', deviceId)
+      .where('offered_at', 'is not', null)
+      .where('state', 'not in', ENDED_STATES)
+      .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('release_id', '=', releaseId)))
+      .returning(CHANGED_COLUMNS)
+      .executeTakeFirst()
+  }
+
+  /** Records counts as announced; false when another instance announced since `previous`. */
+  async announceCounts(rolloutId: string, previous: string, counts: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ counts, counts_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('counts', '=', previous)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+}
+
+/** The API's view of a rollout row. */
+export function rolloutView(row: RolloutRow, counts: RolloutCounts): Rollout {
+  return {
+    rollout_id: row.rollout_id,
+    release_id: row.release_id,
+    display_version: row.display_version,
+    state: row.state as RolloutState,
+    stage: Number(row.stage),
+    stages: JSON.parse(row.stages) as number[],
+    max_failure_ratio: Number(row.max_failure_ratio),
+    soak_seconds: Number(row.soak_seconds),
+    created_at: Number(row.created_at),
+    created_by: row.created_by,
+    counts,
+    targeted: Number(row.targeted),
+  }
+}

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto'
+import type { Static } from '@sinclair/typebox'
+import { AppError } from '../../errors.js'
+import { findReleaseSummary } from '../../firmware/release-repository.js'
+import { nowSeconds } from '../../lib/time.js'
+import { writeAudit } from '../../storage/audit-repository.js'
+import type { Db } from '../../storage/storage.js'
+import type { DeviceRepository } from '../devices/device-repository.js'
+import type { RolloutEngine } from './rollout-engine.js'
+import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
+import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES } from './rollout-schemas.js'
+import type { RolloutState } from './rollout-states.js'
+import { stableOrder, stageOfPositions, stagesProblem } from './stage-membership.js'
+
+export interface RolloutServiceDeps {
+  db: Db
+  repo: RolloutRepository
+  devices: DeviceRepository
+  engine: RolloutEngine
+}
+
+/** A hand-made transition: where it may start from, where it goes. */
+const TRANSITIONS = {
+  pause: { from: ['running'], to: 'paused' },
+  resume: { from: ['paused'], to: 'running' },
+  abort: { from: ['running', 'paused'], to: 'aborted' },
+} as const satisfies Record<string, { from: readonly RolloutState[]; to: RolloutState }>
+export type RolloutAction = keyof typeof TRANSITIONS
+
+/** The administrators' side of rollouts (contract §14): create, pause, resume, abort, read. */
+export class RolloutService {
+  constructor(private readonly deps: RolloutServiceDeps) {}
+
+  async create(body: Static<typeof CreateRolloutBody>, actor: string): Promise<Rollout> {
+    const { repo, devices, engine } = this.deps
+    const stages = body.stages ?? DEFAULT_STAGES
+    const problem = stagesProblem(stages)
+    if (problem) throw new AppError('bad_request', problem)
+    const release = await findReleaseSummary(this.deps.db, body.release_id)
+    if (!release) throw new AppError('not_found', `No release ${body.release_id}`)
+    const targets = await this.targets(body.devices)
+    if (await repo.findActive()) throw activeConflict()
+    const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
+    const order = stableOrder(rolloutId, targets)
+    const stageOf = stageOfPositions(stages, order.length)
+    const row = await repo.create({
+      rollout_id: rolloutId,
+      release_id: release.release_id,
+      display_version: release.display_version,
+      stages,
+      max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
+      soak_seconds: body.soak_seconds ?? 0,
+      created_by: actor,
+      machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
+      now: nowSeconds(),
+    })
+    if (!row) throw activeConflict()
+    await writeAudit(this.deps.db, {
+      actor,
+      action: 'rollout.create',
+      outcome: 'created',
+      release_id: release.release_id,
+      detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(row.max_failure_ratio), soak_seconds: Number(row.soak_seconds) },
+    })
+    const rollout = await this.view(row)
+    engine.announce(row, rollout.counts)
+    engine.nudge()
+    return rollout
+  }
+
+  async act(rolloutId: string, action: RolloutAction, actor: string): Promise<Rollout> {
+    const { repo, engine } = this.deps
+    const row = await this.find(rolloutId)
+    const { from, to } = TRANSITIONS[action]
+    // A resume accepts the failures of the open stage: only stages opened after it are checked again (§14).
+    const extra = action === 'resume' ? { check_failures_from: Number(row.stage) + 1 } : {}
+    if (!(await repo.transition(rolloutId, from, to, nowSeconds(), extra))) {
+      const current = (await repo.find(rolloutId))?.state ?? row.state
+      throw new AppError('conflict', `Rollout ${rolloutId} is ${current}: it cannot ${action}`, { state: current })
+    }
+    await writeAudit(this.deps.db, {
+      actor,
+      action: `rollout.${action}`,
+      outcome: to,
+      release_id: row.release_id,
+      detail: { rollout_id: rolloutId, stage: Number(row.stage) },
+    })
+    const rollout = await this.view(await this.find(rolloutId))
+    engine.announce(row, rollout.counts, rollout.state, rollout.stage)
+    if (to === 'running') engine.nudge()
+    return rollout
+  }
+
+  async get(rolloutId: string): Promise<Rollout> {
+    return this.view(await this.find(rolloutId))
+  }
+
+  async list(limit: number, before?: string): Promise<{ rollouts: Rollout[]; next_before?: string }> {
+    const { rows, next_before } = await this.deps.repo.list(limit, before)
+    const counts = await this.deps.repo.counts(rows.map((r) => r.rollout_id))
+    const rollouts = rows.map((row) => rolloutView(row, counts.get(row.rollout_id)!))
+    return next_before === undefined ? { rollouts } : { rollouts, next_before }
+  }
+
+  private async find(rolloutId: string): Promise<RolloutRow> {
+    const row = await this.deps.repo.find(rolloutId)
+    if (!row) throw new AppError('not_found', `No rollout ${rolloutId}`)
+    return row
+  }
+
+  private async view(row: RolloutRow): Promise<Rollout> {
+    const counts = await this.deps.repo.counts([row.rollout_id])
+    return rolloutView(row, counts.get(row.rollout_id)!)
+  }
+
+  /** The machines to target: those named (each known, once), or every known machine. */
+  private async targets(named: readonly string[] | undefined): Promise<string[]> {
+    if (named === undefined) {
+      const all = [...(await this.deps.devices.knownIds())]
+      if (all.length === 0) throw new AppError('bad_request', 'There are no machines to target')
+      return all
+    }
+    const unique = new Set(named)
+    if (unique.size !== named.length) throw new AppError('bad_request', 'A machine is listed more than once in devices')
+    const known = await this.deps.devices.knownIds(named)
+    const unknown = named.filter((id) => !known.has(id))
+    if (unknown.length > 0) {
+      throw new AppError('bad_request', `Unknown machines: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`, {
+        unknown_devices: unknown.slice(0, 100),
+      })
+    }
+    return named.slice()
+  }
+}
+
+const activeConflict = () => new AppError('conflict', 'Another rollout is running or paused: finish or abort it first')

@@ -1,0 +1,48 @@
+/** Firmware rollouts (contract §14). Times are seconds since epoch, fractional. */
+export interface RolloutTables {
+  rollouts: {
+    rollout_id: string
+    release_id: string
+    display_version: string
+    /** 'running' | 'paused' | 'completed' | 'aborted' */
+    state: string
+    /** 1 while running or paused, else NULL: a unique index allows one such rollout. */
+    active_slot: number | null
+    /** Index of the open stage. */
+    stage: number
+    /** JSON array of ascending percentages ending at 100. */
+    stages: string
+    max_failure_ratio: number
+    soak_seconds: number
+    targeted: number
+    /** Stages from this index on pause the rollout when too many fail (a resume moves it past the open stage). */
+    check_failures_from: number
+    stage_opened_at: number
+    /** When every machine of the open stage ended (the soak runs from here); NULL while some have not. */
+    stage_ended_at: number | null
+    /** JSON of the counts last announced in a `rollout` event, and when. */
+    counts: string
+    counts_at: number
+    created_at: number
+    created_by: string
+    updated_at: number
+  }
+  rollout_devices: {
+    rollout_id: string
+    device_id: string
+    /** Place in the rollout's stable order (a hash of rollout id and device id). */
+    position: number
+    /** The stage whose opening targets this machine. */
+    stage: number
+    /** 'pending' | 'waiting' | 'offered' | 'downloading' | 'installing' | 'installed' | 'failed' */
+    state: string
+    progress: number | null
+    error: string | null
+    /** Set once an offer was sent: from then on the machine's reports count (on any of its links). */
+    offered_at: number | null
+    last_report_at: number | null
+    /** A waiting machine is not tried before this time. */
+    next_try_at: number
+    updated_at: number
+  }
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DIALECTS } from '../../helpers/dialects.js'
+import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
+import { linkMachine, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+
+const isOffer = (f: Record<string, unknown>) => f.type === 'firmware-offer'
+
+describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => {
+  let t: RolloutApp
+  const machines: RawDevice[] = []
+  const link = async (id: string, state?: () => string | null) => {
+    const m = await linkMachine(t, id, state)
+    machines.push(m)
+    return m
+  }
+  const detail = async (id: string) => (await t.api('GET', `/${id}`)).body
+  const machineState = async (rolloutId: string, deviceId: string) =>
+    ((await detail(rolloutId)).devices as { device_id: string; state: string }[]).find((d) => d.device_id === deviceId)?.state
+
+  beforeAll(async () => {
+    t = await startRolloutApp(dialect, { ROLLOUT_STEP_TIMEOUT_SECONDS: '1' })
+  })
+  afterAll(async () => {
+    await Promise.all(machines.map((m) => m.close()))
+    await t.close()
+  })
+
+  it('offers only to an idle machine, takes its reports in order and completes, activating the release', async () => {
+    const releaseId = await t.upload(101)
+    let task: string | null = 'running'
+    const busy = await link(uniqueDeviceId('busy'), () => task)
+    const idle = await link(uniqueDeviceId('idle'))
+    const created = await t.api('POST', '', { release_id: releaseId, devices: [deviceIdOf(idle), deviceIdOf(busy)], stages: [100] })
+    expect(created.status).toBe(201)
+    const rollout = created.body.rollout
+    expect(rollout).toMatchObject({ release_id: releaseId, state: 'running', stage: 0, stages: [100], targeted: 2, max_failure_ratio: 0.1, soak_seconds: 0 })
+
+    const offer = await idle.next(isOffer)
+    expect(offer).toMatchObject({
+      rollout_id: rollout.rollout_id,
+      release_id: releaseId,
+      image_version: 101,
+      url: `/api/v1/firmware/slave/releases/${releaseId}/system.bin`,
+    })
+    expect(offer.sha256).toMatch(/^[0-9a-f]{64}$/)
+    // The busy machine was asked for its task, and got no offer while it runs.
+    await expect.poll(() => busy.requests.filter((r) => r.path === '/tasks/current').length, { timeout: 5000 }).toBeGreaterThan(0)
+    expect(busy.received.some(isOffer)).toBe(false)
+
+    report(idle, offer, 'downloading', { progress: 40 })
+    report(idle, offer, 'installing', { progress: 10 })
+    report(idle, offer, 'installed')
+    await expect.poll(() => machineState(rollout.rollout_id, deviceIdOf(idle)), { timeout: 5000 }).toBe('installed')
+
+    task = 'done'
+    const second = await busy.next(isOffer)
+    report(busy, second, 'installed')
+    await expect.poll(async () => (await detail(rollout.rollout_id)).rollout.state, { timeout: 5000 }).toBe('completed')
+    const releases = await (await fetch(`${t.url}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: t.admin } })).json()
+    expect(releases.releases.find((r: { release_id: string }) => r.release_id === releaseId).state).toBe('active')
+    // Nothing is offered again to machines that installed it.
+    expect(idle.received.filter(isOffer)).toHaveLength(1)
+  })
+
+  it('pauses by itself when a stage fails too often, and a resume carries on to the next stage', async () => {
+    const releaseId = await t.upload(102)
+    const ids = [uniqueDeviceId('f'), uniqueDeviceId('f'), uniqueDeviceId('f'), uniqueDeviceId('f')]
+    const linked = await Promise.all(ids.map((id) => link(id)))
+    const created = await t.api('POST', '', { release_id: releaseId, devices: ids, stages: [50, 100], max_failure_ratio: 0.4 })
+    expect(created.status).toBe(201)
+    const rolloutId = created.body.rollout.rollout_id
+    const first = (await detail(rolloutId)).devices.filter((d: { stage: number }) => d.stage === 0)
+    expect(first).toHaveLength(2)
+    for (const [i, d] of first.entries()) {
+      const m = linked[ids.indexOf(d.device_id)]!
+      const offer = await m.next(isOffer)
+      report(m, offer, i === 0 ? 'failed' : 'installed', i === 0 ? { error: 'flash write failed' } : {})
+    }
+    // 1 failed of 2 = 0.5 > 0.4
+    await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('paused')
+    const rows = (await detail(rolloutId)).devices
+    expect(rows.find((d: { error: string | null }) => d.error === 'flash write failed')?.state).toBe('failed')
+    expect(rows.filter((d: { stage: number; state: string }) => d.stage === 1).map((d: { state: string }) => d.state)).toEqual(['pending', 'pending'])
+
+    const resumed = await t.api('POST', `/${rolloutId}/resume`)
+    expect(resumed.status).toBe(200)
+    expect(resumed.body.rollout.state).toBe('running')
+    for (const d of rows.filter((r: { stage: number }) => r.stage === 1)) {
+      const m = linked[ids.indexOf(d.device_id)]!
+      report(m, await m.next(isOffer), 'installed')
+    }
+    await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('completed')
+    expect((await t.api('POST', `/${rolloutId}/pause`)).status).toBe(409)
+  })
+
+  it('fails a machine silent past the step time-out, and the stage still ends', async () => {
+    const releaseId = await t.upload(103)
+    const id = uniqueDeviceId('silent')
+    const m = await link(id)
+    const created = await t.api('POST', '', { release_id: releaseId, devices: [id], stages: [100], max_failure_ratio: 1 })
+    const rolloutId = created.body.rollout.rollout_id
+    const offer = await m.next(isOffer)
+    report(m, offer, 'downloading', { progress: 5 })
+    await m.close()
+    await expect.poll(() => machineState(rolloutId, id), { timeout: 8000 }).toBe('failed')
+    const end = await detail(rolloutId)
+    expect(end.devices[0].error).toMatch(/no report/)
+    await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('completed')
+  })
+
+  it('ignores reports for a rollout never offered to the machine, and closes the link on a malformed one', async () => {
+    const id = uniqueDeviceId('stray')
+    const m = await link(id)
+    const metrics = async () => (await (await fetch(`${t.url}/metrics`)).text()).match(/fleetgate_rollout_ignored_reports_total\{[^}]*\} (\d+)/)?.[1] ?? '0'
+    const before = Number(await metrics())
+    m.send({ type: 'firmware-status', rollout_id: 'ro-none', release_id: 'r-x', state: 'installed' })
+    await expect.poll(async () => Number(await metrics()), { timeout: 5000 }).toBe(before + 1)
+    m.send({ type: 'firmware-status', rollout_id: 'ro-none', release_id: 'r-x', state: 'exploded' })
+    expect((await m.closed).code).toBe(4400)
+  })
+})
+
+/** The id a raw machine registered with (its first frame). */
+function deviceIdOf(m: RawDevice): string {
+  return (m.received.find((f) => f.type === 'registered') as { device_id: string }).device_id
+}
