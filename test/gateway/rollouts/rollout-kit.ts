@@ -2,6 +2,7 @@ import { publicKeyPem } from '../../../src/firmware/firmware-keys.js'
 import { generateFirmwareKeys } from '../../../src/firmware/firmware-keys.js'
 import { signImage } from '../../../src/firmware/sign-image.js'
 import type { Dialect } from '../../../src/storage/storage.js'
+import type { TestDatabase } from '../../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js'
 import { RawDevice, type RequestHandler } from '../helpers/raw-device.js'
 
@@ -34,8 +35,8 @@ export interface RolloutApp extends GatewayApp {
 }
 
 /** A gateway with a firmware root key and fast rollout passes; `env` adds configuration. */
-export async function startRolloutApp(dialect: Dialect, env: Record<string, string> = {}): Promise<RolloutApp> {
-  const app = await startGatewayApp(dialect, { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey), ...env }, { rollouts: { passIntervalMs: 50 } })
+export async function startRolloutApp(dialect: Dialect, env: Record<string, string> = {}, database?: TestDatabase): Promise<RolloutApp> {
+  const app = await startGatewayApp(dialect, { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey), ...env }, { rollouts: { passIntervalMs: 50 }, database })
   const admin = await app.auth('admin')
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${app.url}/api/v1/admin/firmware/slave/rollouts${path}`, {
