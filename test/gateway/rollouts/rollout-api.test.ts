@@ -109,7 +109,9 @@ describe.each(DIALECTS)('the rollouts API on %s', (dialect) => {
   })
 
   it('records every creation, pause, resume and abort in the audit log, naming the rollout', async () => {
-    const audit = await (await fetch(`${t.url}/api/v1/admin/audit?limit=50`, { headers: { authorization: t.admin } })).json()
+    const audit = (await (await fetch(`${t.url}/api/v1/admin/audit?limit=50`, { headers: { authorization: t.admin } })).json()) as {
+      records: { action: string; detail: { rollout_id?: string } }[]
+    }
     const actions = audit.records.filter((r: { action: string }) => r.action.startsWith('rollout.')).map((r: { action: string }) => r.action)
     expect(actions).toEqual(expect.arrayContaining(['rollout.create', 'rollout.pause', 'rollout.resume', 'rollout.abort']))
     for (const r of audit.records.filter((x: { action: string }) => x.action.startsWith('rollout.'))) expect(r.detail.rollout_id).toMatch(/^ro-/)

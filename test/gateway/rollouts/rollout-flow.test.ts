@@ -56,8 +56,10 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     const second = await busy.next(isOffer)
     report(busy, second, 'installed')
     await expect.poll(async () => (await detail(rollout.rollout_id)).rollout.state, { timeout: 5000 }).toBe('completed')
-    const releases = await (await fetch(`${t.url}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: t.admin } })).json()
-    expect(releases.releases.find((r: { release_id: string }) => r.release_id === releaseId).state).toBe('active')
+    const releases = (await (await fetch(`${t.url}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: t.admin } })).json()) as {
+      releases: { release_id: string; state: string }[]
+    }
+    expect(releases.releases.find((r) => r.release_id === releaseId)?.state).toBe('active')
     // Nothing is offered again to machines that installed it.
     expect(idle.received.filter(isOffer)).toHaveLength(1)
   })
