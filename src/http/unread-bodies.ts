@@ -35,8 +35,12 @@ export function installUnreadBodyHandling(app: FastifyInstance): void {
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
+    if (!mayHaveBody(request) || !bodyStillArriving(request)) return done(null, payload)
+    // A client that asked to close gets a connection Node ends right after the answer, resetting
+    // a client still sending: its body is read and discarded first, then the answer goes.
+    if (clientClosesAfter(request)) return discardRest(request, () => done(null, payload))
     // Fastify asks to close after a body error; closing now would reset a client still sending.
-    if (mayHaveBody(request) && bodyStillArriving(request)) reply.removeHeader('connection')
+    reply.removeHeader('connection')
     done(null, payload)
   })
 
@@ -44,6 +48,13 @@ export function installUnreadBodyHandling(app: FastifyInstance): void {
     if (mayHaveBody(request) && bodyStillArriving(request)) discardRest(request)
     done()
   })
+}
+
+/** The request asked for the connection to close after the answer (`Connection: close`, or HTTP/1.0 without keep-alive). */
+function clientClosesAfter({ raw, headers }: FastifyRequest): boolean {
+  const tokens = (headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim())
+  if (tokens.includes('close')) return true
+  return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0 && !tokens.includes('keep-alive')
 }
 
 const mayHaveBody = ({ headers }: FastifyRequest) => headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined
@@ -57,13 +68,18 @@ function bodyStillArriving(request: FastifyRequest): boolean {
   return !EXPECT_CONTINUE.test(request.headers.expect ?? '') || raw.readableLength > 0
 }
 
-function discardRest(request: FastifyRequest): void {
+/** Reads and throws away the rest of the body; `drained` runs once it all arrived (not when the limits cut it off). */
+function discardRest(request: FastifyRequest, drained?: () => void): void {
   const { raw } = request
   const socket = raw.socket
   let discarded = 0
   const giveUp = () => {
     cleanup()
     socket.destroy()
+  }
+  const ended = () => {
+    cleanup()
+    drained?.()
   }
   const timer = setTimeout(giveUp, DISCARD_MAX_MS)
   timer.unref()
@@ -74,11 +90,11 @@ function discardRest(request: FastifyRequest): void {
   const cleanup = () => {
     clearTimeout(timer)
     raw.off('data', onData)
-    raw.off('end', cleanup)
+    raw.off('end', ended)
     raw.off('close', cleanup)
   }
   raw.on('data', onData)
-  raw.once('end', cleanup)
+  raw.once('end', ended)
   raw.once('close', cleanup)
   raw.resume()
 }

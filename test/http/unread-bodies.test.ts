@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -59,6 +60,40 @@ describe.each(DIALECTS)('answers reach a client still sending its body on %s', (
       expect(error, `try ${i}`).toBeUndefined()
       expect(received.split('\r\n')[0], `try ${i}`).toBe('HTTP/1.1 413 Payload Too Large')
       expect(received).toContain('"error":"payload_too_large"')
+    }
+  })
+
+  it('gets 413, never a reset, when it asks for Connection: close and streams 17 MiB at once (20 times)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const { received, error } = await exchange(port, head([`Content-Length: ${17 * MiB}`, 'Connection: close']), 17 * MiB)
+      expect(error, `try ${i}`).toBeUndefined()
+      expect(received.split('\r\n')[0], `try ${i}`).toBe('HTTP/1.1 413 Payload Too Large')
+      expect(received).toContain('"error":"payload_too_large"')
+    }
+  })
+
+  it("reaches Node's own client with agent: false (Connection: close) writing 17 MiB at once, as a 413 (20 times)", async () => {
+    const send = () =>
+      new Promise<number | string>((resolve) => {
+        const req = httpRequest(
+          { port, host: '127.0.0.1', method: 'POST', path: PARSE, agent: false, headers: { 'content-type': 'application/json', authorization: token, 'content-length': 17 * MiB } },
+          (res) => {
+            res.resume()
+            res.on('end', () => resolve(res.statusCode ?? 0))
+          },
+        )
+        req.on('error', (err) => resolve((err as NodeJS.ErrnoException).code ?? err.message))
+        req.end(Buffer.alloc(17 * MiB, 0x61))
+      })
+    for (let i = 0; i < 20; i++) expect(await send(), `try ${i}`).toBe(413)
+  })
+
+  it('gets 413 with Connection: close from an HTTP/1.0 client streaming its body', async () => {
+    const old = [`POST ${PARSE} HTTP/1.0`, 'Host: test', 'Content-Type: application/json', `Authorization: ${token}`, `Content-Length: ${17 * MiB}`, '', ''].join('\r\n')
+    for (let i = 0; i < 5; i++) {
+      const { received, error } = await exchange(port, old, 17 * MiB)
+      expect(error, `try ${i}`).toBeUndefined()
+      expect(received.split('\r\n')[0], `try ${i}`).toMatch(/^HTTP\/1\.[01] 413 Payload Too Large$/)
     }
   })
 
