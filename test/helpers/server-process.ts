@@ -26,9 +26,10 @@ export function runCli(
   args: string[],
   env: Record<string, string>,
   asCommand = false,
+  cli = CLI,
 ): { child: ChildProcess; exited: Promise<number | null>; out: () => string; err: () => string } {
-  assertBuilt()
-  const [command, commandArgs] = asCommand ? [CLI, args] : [process.execPath, [CLI, ...args]]
+  if (cli === CLI) assertBuilt()
+  const [command, commandArgs] = asCommand ? [cli, args] : [process.execPath, [cli, ...args]]
   const child = spawn(command, commandArgs, {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,8 +43,8 @@ export function runCli(
 }
 
 /** Starts `fleetgate serve` on an ephemeral port and waits for its listening line. */
-export async function startServerProcess(env: Record<string, string>, asCommand = false): Promise<ServerProcess> {
-  const run = runCli(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env }, asCommand)
+export async function startServerProcess(env: Record<string, string>, asCommand = false, cli = CLI): Promise<ServerProcess> {
+  const run = runCli(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env }, asCommand, cli)
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())

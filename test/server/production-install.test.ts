@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+import { hashPasswordSync } from '../../src/auth/password-hash.js'
+import { assertBuilt, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
+import { TEST_SCRYPT_PARAMS } from '../helpers/test-app.js'
+
+const run = promisify(execFile)
+
+/**
+ * The production install of the README: built output plus runtime dependencies only
+ * (`npm ci --omit=dev`), started as `node dist/src/cli/main.js serve` with NODE_ENV=production.
+ * Nothing of the build (TypeScript, Vite, vitest) may be needed at run time.
+ */
+describe('a production install (npm ci --omit=dev on built output)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-prod-'))
+  let server: ServerProcess | undefined
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGKILL')
+      await server.exited
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('installs without dev dependencies and serves the API and the console', { timeout: 240_000 }, async () => {
+    assertBuilt()
+    for (const file of ['package.json', 'package-lock.json']) cpSync(file, path.join(dir, file))
+    cpSync('dist/src', path.join(dir, 'dist/src'), { recursive: true })
+    cpSync('dist/console', path.join(dir, 'dist/console'), { recursive: true })
+    await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 200_000 })
+    // The build tools are not there: whatever starts, starts without them.
+    for (const dev of ['typescript', 'vite', 'vitest', '@vitejs/plugin-react']) expect(existsSync(path.join(dir, 'node_modules', dev)), dev).toBe(false)
+
+    const users = JSON.stringify({ admin: { password_hash: hashPasswordSync('a-long-production-password', TEST_SCRYPT_PARAMS), role: 'admin' } })
+    server = await startServerProcess(
+      { NODE_ENV: 'production', DATA_DIR: path.join(dir, 'data'), CLOUD_AUTH_USERS: users, PLATFORM_CONSOLE_TOKEN: 'prod-console-token' },
+      false,
+      path.join(dir, 'dist/src/cli/main.js'),
+    )
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    const page = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('<div id="root">')
+    const login = await fetch(`${server.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'a-long-production-password' }),
+    })
+    expect(login.status).toBe(200)
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+  })
+})
