@@ -104,9 +104,31 @@ export async function activateRelease(db: Db, releaseId: string): Promise<false 
   }
 }
 
-/** Which release is active, without its bytes: what every download asks first. */
-export async function findActiveImageId(db: Db): Promise<{ release_id: string; sha256: string; size: number } | undefined> {
-  return db.selectFrom('firmware_releases').select(['release_id', 'sha256', 'size']).where('state', '=', 'active').executeTakeFirst()
+/** What a download needs to answer GET, HEAD and 304: never the image bytes. */
+export interface ImageId {
+  release_id: string
+  sha256: string
+  size: number
+}
+
+const IMAGE_ID_COLUMNS = ['release_id', 'sha256', 'size'] as const
+
+/** States whose manifest and image devices may download (contract §6, §14). */
+const DOWNLOADABLE_STATES = ['published', 'active']
+
+/** Which release is active, without its bytes: what every download of the active image asks first. */
+export async function findActiveImageId(db: Db): Promise<ImageId | undefined> {
+  return db.selectFrom('firmware_releases').select(IMAGE_ID_COLUMNS).where('state', '=', 'active').executeTakeFirst()
+}
+
+/** One published or active release, without its bytes: what a download by release id asks first. */
+export async function findReleaseImageId(db: Db, releaseId: string): Promise<ImageId | undefined> {
+  return db
+    .selectFrom('firmware_releases')
+    .select(IMAGE_ID_COLUMNS)
+    .where('release_id', '=', releaseId)
+    .where('state', 'in', DOWNLOADABLE_STATES)
+    .executeTakeFirst()
 }
 
 /** The bytes of one release (read only when the image cache misses). */
@@ -117,6 +139,17 @@ export async function findImageBytes(db: Db, releaseId: string): Promise<Buffer 
 
 export async function findActiveManifest(db: Db): Promise<unknown | undefined> {
   const row = await db.selectFrom('firmware_releases').select('manifest').where('state', '=', 'active').executeTakeFirst()
+  return row ? (JSON.parse(row.manifest) as unknown) : undefined
+}
+
+/** The manifest of one published or active release. */
+export async function findReleaseManifest(db: Db, releaseId: string): Promise<unknown | undefined> {
+  const row = await db
+    .selectFrom('firmware_releases')
+    .select('manifest')
+    .where('release_id', '=', releaseId)
+    .where('state', 'in', DOWNLOADABLE_STATES)
+    .executeTakeFirst()
   return row ? (JSON.parse(row.manifest) as unknown) : undefined
 }
 

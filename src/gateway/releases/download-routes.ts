@@ -1,56 +1,107 @@
-import type { OutgoingHttpHeaders } from 'node:http'
-import type { FastifyPluginAsync } from 'fastify'
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import { countDownload, findActiveImageId, findActiveManifest } from '../../firmware/release-repository.js'
-import { ActiveImageCache } from './active-image-cache.js'
+import type { Db } from '../../storage/storage.js'
+import {
+  countDownload,
+  findActiveImageId,
+  findActiveManifest,
+  findImageBytes,
+  findReleaseImageId,
+  findReleaseManifest,
+  type ImageId,
+} from '../../firmware/release-repository.js'
 import { parseRange } from './byte-range.js'
+import { ReleaseIdParams } from './firmware-schemas.js'
+import { ReleaseImageCache } from './release-image-cache.js'
+
+/** Runs `release` once the response is done, sent or aborted (at once if it already is). */
+function whenClosed(response: ServerResponse, release: () => void): void {
+  if (response.closed) release()
+  else response.once('close', release)
+}
+
+/** What a download route found: its value, or a 404 saying what is missing. */
+function found<T>(value: T | undefined, missing: string): T {
+  if (value === undefined) throw new AppError('not_found', missing)
+  return value
+}
 
 /**
- * Public downloads of the active release: no credentials (devices fetch them). The image
- * supports HEAD, If-None-Match and a single Range so a device on a poor link can resume. The
- * bytes come from one cached copy of the active image (see ActiveImageCache).
+ * Sends the image of `release` (already resolved by the route: the active one, or one by id),
+ * with §6's rules: the one handler every image route shares.
  */
-export const downloadRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
-  const { storage } = deps
+async function sendImage(db: Db, cache: ReleaseImageCache, request: FastifyRequest, reply: FastifyReply, release: ImageId, missing: string) {
+  const size = Number(release.size)
+  const etag = `"${release.sha256}"`
+  reply.header('etag', etag).header('accept-ranges', 'bytes').header('cache-control', 'no-cache')
+  const ifNoneMatch = request.headers['if-none-match']
+  if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+    return reply.status(304).send()
+  }
+  const range = parseRange(request.headers.range, size)
+  if (range === 'unsatisfiable') {
+    reply.header('content-range', `bytes */${size}`)
+    return reply.status(416).send({ success: false, error: 'range_not_satisfiable', message: 'Requested range not satisfiable' })
+  }
+  reply.header('content-type', 'application/octet-stream')
+  if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+  if (request.method === 'HEAD') {
+    // Fastify would set Content-Length from an empty payload: the head is written as is.
+    reply.hijack()
+    reply.raw.writeHead(reply.statusCode, { ...reply.getHeaders(), 'content-length': String(range ? range.end - range.start + 1 : size) } as OutgoingHttpHeaders)
+    reply.raw.end()
+    return reply
+  }
+  if (!range || range.start === 0) await countDownload(db, release.release_id)
+  const lease = found(await cache.acquire(release.release_id, release.sha256), missing)
+  // Held until this response is sent or aborted (see ReleaseImageCache's eviction rule).
+  whenClosed(reply.raw, lease.release)
+  // Views of the one cached buffer: nothing is copied per download.
+  return reply.send(range ? lease.bytes.subarray(range.start, range.end + 1) : lease.bytes)
+}
+
+const IMAGE_DESCRIPTION =
+  'application/octet-stream, no credentials. `ETag` is the quoted SHA-256; supports HEAD, `If-None-Match` (304) and one `Range` (206, or 416 `range_not_satisfiable`).'
+
+/**
+ * Public downloads: the active release (contract §6) and any published or active release by
+ * id (§14, for rollouts). No credentials (devices fetch them). The image supports HEAD,
+ * If-None-Match and a single Range so a device on a poor link can resume. The bytes come
+ * from one cache of release images shared by all these routes (see ReleaseImageCache).
+ */
+export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const { db } = deps.storage
   const tags = ['firmware']
-  const cache = new ActiveImageCache(storage.db)
+  const cache = new ReleaseImageCache((releaseId) => findImageBytes(db, releaseId))
+  const noActive = 'No active firmware release'
+  const noRelease = (releaseId: string) => `No published or active release ${releaseId}`
 
-  app.get('/api/v1/firmware/slave/manifest.json', { schema: { tags, summary: 'Manifest of the active release' } }, async () => {
-    const manifest = await findActiveManifest(storage.db)
-    if (manifest === undefined) throw new AppError('not_found', 'No active firmware release')
-    return manifest
-  })
+  app.get('/api/v1/firmware/slave/manifest.json', { schema: { tags, summary: 'Manifest of the active release' } }, async () =>
+    found(await findActiveManifest(db), noActive),
+  )
 
-  app.get('/api/v1/firmware/slave/system.bin', { schema: { tags, summary: 'Image of the active release' } }, async (request, reply) => {
-    // Only the id, sha and size: GET, HEAD and 304 never read the image from the database.
-    const active = await findActiveImageId(storage.db)
-    if (!active) throw new AppError('not_found', 'No active firmware release')
-    const size = Number(active.size)
-    const etag = `"${active.sha256}"`
-    reply.header('etag', etag).header('accept-ranges', 'bytes').header('cache-control', 'no-cache')
-    const ifNoneMatch = request.headers['if-none-match']
-    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
-      return reply.status(304).send()
-    }
-    const range = parseRange(request.headers.range, size)
-    if (range === 'unsatisfiable') {
-      reply.header('content-range', `bytes */${size}`)
-      return reply.status(416).send({ success: false, error: 'range_not_satisfiable', message: 'Requested range not satisfiable' })
-    }
-    reply.header('content-type', 'application/octet-stream')
-    if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`)
-    if (request.method === 'HEAD') {
-      // Fastify would set Content-Length from an empty payload: the head is written as is.
-      reply.hijack()
-      reply.raw.writeHead(reply.statusCode, { ...reply.getHeaders(), 'content-length': String(range ? range.end - range.start + 1 : size) } as OutgoingHttpHeaders)
-      reply.raw.end()
-      return reply
-    }
-    if (!range || range.start === 0) await countDownload(storage.db, active.release_id)
-    const image = await cache.get(active.release_id, active.sha256)
-    if (!image) throw new AppError('not_found', 'No active firmware release')
-    // Views of the one cached buffer: nothing is copied per download.
-    return reply.send(range ? image.subarray(range.start, range.end + 1) : image)
-  })
+  // Only the id, sha and size first: GET, HEAD and 304 never read the image from the database.
+  app.get(
+    '/api/v1/firmware/slave/system.bin',
+    { schema: { tags, summary: 'Image of the active release', description: IMAGE_DESCRIPTION } },
+    async (request, reply) => sendImage(db, cache, request, reply, found(await findActiveImageId(db), noActive), noActive),
+  )
+
+  app.get(
+    '/api/v1/firmware/slave/releases/:release_id/manifest.json',
+    { schema: { tags, summary: 'Manifest of a published or active release', params: ReleaseIdParams } },
+    async (request) => found(await findReleaseManifest(db, request.params.release_id), noRelease(request.params.release_id)),
+  )
+
+  app.get(
+    '/api/v1/firmware/slave/releases/:release_id/system.bin',
+    { schema: { tags, summary: 'Image of a published or active release', description: IMAGE_DESCRIPTION, params: ReleaseIdParams } },
+    async (request, reply) => {
+      const missing = noRelease(request.params.release_id)
+      return sendImage(db, cache, request, reply, found(await findReleaseImageId(db, request.params.release_id), missing), missing)
+    },
+  )
 }
