@@ -30,7 +30,7 @@ export interface FirmwareHandler {
 
 export interface FirmwareOptions {
   handler: FirmwareHandler
-  /** Download attempts in a row that fetch no new byte before the offer is reported `failed`. Default 5. */
+  /** Retries, in a row, of download attempts that fetch no new byte before the offer is reported `failed`. Default 5. */
   downloadRetries?: number
   /** Delay before the download resumes. Default base 1 s, cap 30 s, full jitter. */
   downloadBackoff?: BackoffOptions

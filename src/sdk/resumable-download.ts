@@ -6,7 +6,7 @@ import { Backoff, type BackoffOptions } from './backoff.js'
 export interface DownloadOptions {
   /** The size the file must have: a server announcing another size, or sending more, fails at once. */
   expectedSize?: number
-  /** Failed attempts in a row, each fetching no new byte, before giving up. Default 5. */
+  /** Retries, in a row, of attempts that fetch no new byte, before giving up (one that does starts the count over). Default 5. */
   retries?: number
   /** Delay before each new attempt. Default base 1 s, cap 30 s, full jitter. */
   backoff?: BackoffOptions
