@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { Operator } from '../sim/machine/operator-auth.js'
-import { startSimulation } from '../sim/simulation.js'
+import { numberedIds, startSimulation } from '../sim/simulation.js'
 
 export { startSimulation, type Simulation, type SimulationOptions, type SimulatedMachine } from '../sim/simulation.js'
 
@@ -15,6 +15,8 @@ export const SIM_USAGE = `usage: fleetgate sim [options]
   --console-token T      lets platform devices add themselves (default $PLATFORM_CONSOLE_TOKEN)
   --enroll-token T       sent at first registration (default $DEVICE_ENROLL_TOKEN)
   --keys-file PATH       where machine keys and device tokens are kept (default .sim-keys.json)
+  --fail-firmware IDS    comma-separated machine ids that report every firmware install failed;
+                         repeatable (default none)
 
 Runs until SIGINT or SIGTERM.`
 
@@ -27,6 +29,8 @@ export interface SimArguments {
   consoleToken: string | undefined
   enrollToken: string | undefined
   keysFile: string
+  /** Machines that report firmware installs `failed`. */
+  failFirmware: string[]
 }
 
 /** argv → options, or a message saying what is wrong. */
@@ -46,6 +50,7 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
         'console-token': { type: 'string' },
         'enroll-token': { type: 'string' },
         'keys-file': { type: 'string', default: '.sim-keys.json' },
+        'fail-firmware': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -65,6 +70,10 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
     if (colon < 1 || colon === spec.length - 1) return { error: `--operator must be USER:PASS, got "${spec}"` }
     operators.push({ username: spec.slice(0, colon), password: spec.slice(colon + 1) })
   }
+  const machineIds = new Set(numberedIds(values.prefix, devices))
+  const failFirmware = (values['fail-firmware'] ?? []).flatMap((list) => list.split(',')).map((id) => id.trim()).filter((id) => id !== '')
+  const stray = failFirmware.find((id) => !machineIds.has(id))
+  if (stray !== undefined) return { error: `--fail-firmware: "${stray}" is not one of the simulated machines (${values.prefix}01 … with --devices ${devices})` }
   return {
     url: values.url,
     devices,
@@ -74,6 +83,7 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
     consoleToken: values['console-token'] ?? env.PLATFORM_CONSOLE_TOKEN,
     enrollToken: values['enroll-token'] ?? env.DEVICE_ENROLL_TOKEN,
     keysFile: values['keys-file'],
+    failFirmware: [...new Set(failFirmware)],
   }
 }
 
@@ -101,6 +111,7 @@ export async function runSimCommand(argv: string[]): Promise<number> {
   log('info', `${args.devices} machine(s) linking to ${args.url} as ${simulation.machines.map((m) => m.deviceId).join(', ') || '—'}`)
   if (args.platform > 0) log('info', `${args.platform} platform device(s): ${simulation.platformDevices.map((d) => d.deviceId).join(', ')}`)
   log('info', `operators: ${args.operators.map((o) => o.username).join(', ')}; keys in ${args.keysFile}`)
+  if (args.failFirmware.length > 0) log('info', `firmware installs will fail on ${args.failFirmware.join(', ')}`)
 
   // A second signal while closing falls back to Node's default: exit at once.
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

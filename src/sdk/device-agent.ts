@@ -1,15 +1,21 @@
 import { EventEmitter } from 'node:events'
+import type { RequestOptions } from 'node:https'
 import type { Socket } from 'node:net'
 import { hostname as osHostname } from 'node:os'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import WebSocket, { type ClientOptions, type RawData } from 'ws'
 import { Backoff, type BackoffOptions } from './backoff.js'
-import { deviceLinkUrl } from './device-link-url.js'
+import { deviceLinkUrl, gatewayHttpUrl } from './device-link-url.js'
+import type { FirmwareOptions, FirmwareStatus } from './firmware-handler.js'
+import { FirmwareOffers } from './firmware-offers.js'
+import { FirmwareStatusOutbox, firmwareStatusFrame } from './firmware-status-outbox.js'
 import {
   FrameError,
   parseGatewayFrame,
   RegisterFrame,
   type DeviceFrame,
+  type FirmwareOfferFrame,
+  type FirmwareStatusFrame,
   type RegisteredFrame,
   type RequestFrame,
 } from '../protocol/frames.js'
@@ -56,6 +62,8 @@ export interface DeviceAgentOptions {
   log?: AgentLog
   /** Extra `ws` client options (TLS settings, headers, agent). */
   socketOptions?: ClientOptions
+  /** Takes the gateway's firmware offers (contract §14). Without it an offer is reported `failed`. */
+  firmware?: FirmwareOptions
 }
 
 export interface DisconnectInfo {
@@ -73,6 +81,8 @@ export interface DeviceAgentEvents {
   error: [error: DeviceAgentError]
   request: [frame: RequestFrame]
   stopped: [info: { reason: StopReason }]
+  /** Every firmware status reported, sent at once or kept for the next link. */
+  firmware: [status: FirmwareStatus]
 }
 
 /**
@@ -137,6 +147,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   /** Resets the back-off once a link has stayed registered for `stableLinkMs`. */
   private stableTimer: NodeJS.Timeout | undefined
   private currentState: AgentState = 'idle'
+  private readonly firmwareOffers: FirmwareOffers | undefined
+  private readonly firmwareOutbox = new FirmwareStatusOutbox((frame) => this.sendOnReadyLink(frame))
+  /** Registered and the link's first heartbeat sent: firmware statuses go out after the status they may depend on. */
+  private linkReady = false
+  /** The next close is a `relink()`: connect again at once. */
+  private relinking = false
 
   constructor(options: DeviceAgentOptions) {
     super()
@@ -170,6 +186,14 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.queue = new TaskQueue(options.maxConcurrentRequests ?? 16)
     this.log = options.log ?? (() => undefined)
     this.socketOptions = options.socketOptions ?? {}
+    if (options.firmware) {
+      this.firmwareOffers = new FirmwareOffers(options.firmware, {
+        report: (status) => this.sendFirmwareStatus(status),
+        imageUrl: (path) => gatewayHttpUrl(this.url, path),
+        log: this.log,
+        requestOptions: tlsOptionsOf(this.socketOptions),
+      })
+    }
   }
 
   get state(): AgentState {
@@ -187,9 +211,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   async close(): Promise<void> {
     if (this.currentState === 'stopped' || this.currentState === 'stopping') return
     this.currentState = 'stopping'
+    this.linkReady = false
     this.clearTimers()
     clearTimeout(this.reconnectTimer)
     this.queue.clear()
+    this.firmwareOffers?.stop()
     const ws = this.socket
     this.socket = undefined
     if (ws && ws.readyState !== WebSocket.CLOSED) {
@@ -201,6 +227,34 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       })
     }
     this.stop('closed')
+  }
+
+  /**
+   * Reports where an offered install stands (contract §4 step 6) and emits `firmware`. The firmware
+   * handler reports by itself; call this for an install it does not see end, one that restarts the
+   * process, say. Sent at once when the link is registered, else the latest status of each rollout
+   * (`busy` excepted) is kept and sent on the next link, after its first heartbeat.
+   * @returns whether it was sent now
+   * @throws TypeError when an id or the state is not valid (`error` is cut to 1024 characters, `progress` to 0–100)
+   */
+  sendFirmwareStatus(status: FirmwareStatus): boolean {
+    const frame = firmwareStatusFrame(status)
+    const { type: _, ...reported } = frame
+    this.emit('firmware', reported)
+    return this.firmwareOutbox.report(frame)
+  }
+
+  /** Closes the link (1000) and links again at once without back-off, as a rebooted machine would. */
+  relink(): void {
+    if (this.currentState === 'idle' || this.currentState === 'stopping' || this.currentState === 'stopped') return
+    this.linkReady = false
+    if (this.currentState === 'waiting') {
+      clearTimeout(this.reconnectTimer)
+      this.connect()
+      return
+    }
+    this.relinking = true
+    this.socket?.close(1000, 'relinking')
   }
 
   private connect(): void {
@@ -247,9 +301,22 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.emit('registered', frame)
       return
     }
-    if (frame.type === 'firmware-offer') return this.log('warn', 'ignored a firmware offer: no firmware handler')
+    if (frame.type === 'firmware-offer') return this.takeFirmwareOffer(frame)
     this.emit('request', frame)
     this.queue.push(() => this.serve(ws, frame))
+  }
+
+  private takeFirmwareOffer({ type: _, ...offer }: FirmwareOfferFrame): void {
+    if (this.firmwareOffers) return this.firmwareOffers.take(offer)
+    this.log('warn', `firmware offer of rollout ${offer.rollout_id} declined: no firmware handler`)
+    this.sendFirmwareStatus({ rollout_id: offer.rollout_id, release_id: offer.release_id, state: 'failed', error: 'this device takes no firmware offers (its agent has no firmware handler)' })
+  }
+
+  private sendOnReadyLink(frame: FirmwareStatusFrame): boolean {
+    const ws = this.socket
+    if (!this.linkReady || !ws || ws.readyState !== WebSocket.OPEN) return false
+    this.send(ws, frame)
+    return true
   }
 
   private async serve(ws: WebSocket, frame: RequestFrame): Promise<void> {
@@ -287,6 +354,10 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       sending = true
       try {
         this.send(ws, { type: 'heartbeat', status: this.checkStatus(await this.readStatus()) })
+        if (!this.linkReady && ws === this.socket && this.currentState === 'registered') {
+          this.linkReady = true
+          this.firmwareOutbox.flush()
+        }
       } finally {
         sending = false
       }
@@ -326,8 +397,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   private onClose(code: number, reason: string): void {
     this.socket = undefined
+    this.linkReady = false
     this.clearTimers()
     this.queue.clear()
+    const relinking = this.relinking
+    this.relinking = false
     const fatal = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
     if (fatal) {
       this.emit('disconnected', { code, reason, reconnectInMs: null })
@@ -340,7 +414,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.stop(fatal)
       return
     }
-    const delay = this.reconnectDelay(code)
+    const delay = relinking ? 0 : this.reconnectDelay(code)
     this.currentState = 'waiting'
     this.log('info', `device link closed (${code}${reason ? ` ${reason}` : ''}); reconnecting in ${delay} ms`)
     this.emit('disconnected', { code, reason, reconnectInMs: delay })
@@ -383,6 +457,13 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       if (err) this.log('warn', `send failed: ${err.message}`)
     })
   }
+}
+
+const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized'] as const
+
+/** The link's TLS settings, for downloads from the same gateway. */
+function tlsOptionsOf(options: ClientOptions): RequestOptions {
+  return Object.fromEntries(TLS_OPTIONS.filter((name) => options[name] !== undefined).map((name) => [name, options[name]]))
 }
 
 function rawToString(data: RawData): string {

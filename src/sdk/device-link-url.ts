@@ -16,3 +16,18 @@ export function deviceLinkUrl(base: string): string {
   url.hash = ''
   return url.toString()
 }
+
+/**
+ * The HTTP URL of a path the gateway sent (a firmware offer's `url`), on the gateway the link goes
+ * to: `wss://h/fleet/api/v1/device-link` + `/api/v1/firmware/…` → `https://h/fleet/api/v1/firmware/…`.
+ * Only the path and query of `path` are used, so an offer can never point the device at another host.
+ */
+export function gatewayHttpUrl(base: string, path: string): string {
+  const url = new URL(deviceLinkUrl(base))
+  url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:'
+  const prefix = url.pathname.slice(0, -DEVICE_LINK_PATH.length)
+  const target = new URL(path, 'http://gateway.invalid')
+  url.pathname = prefix + target.pathname
+  url.search = target.search
+  return url.toString()
+}

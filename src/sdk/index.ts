@@ -15,4 +15,8 @@ export {
   type StopReason,
 } from './device-agent.js'
 export { Backoff, type BackoffOptions } from './backoff.js'
-export { deviceLinkUrl } from './device-link-url.js'
+export { deviceLinkUrl, gatewayHttpUrl } from './device-link-url.js'
+export type { FirmwareHandler, FirmwareOffer, FirmwareOptions, FirmwareStatus, RunningFirmware } from './firmware-handler.js'
+export { firmwareStatusFrame } from './firmware-status-outbox.js'
+export { imageMismatches, type ImageDigests } from './image-mismatches.js'
+export { downloadResumable, DownloadError, type DownloadOptions } from './resumable-download.js'

@@ -1,6 +1,7 @@
 import { isIdentifier } from '../protocol/ids.js'
 import { DeviceAgent } from '../sdk/device-agent.js'
 import type { BackoffOptions } from '../sdk/backoff.js'
+import { ControllerFirmwareHandler } from './machine/controller-firmware.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'
 import { PlatformDevice, type PlatformDeviceIntervals, type SimLog } from './platform-device.js'
@@ -32,6 +33,12 @@ export interface SimulationOptions {
   platformIntervals?: PlatformDeviceIntervals
   /** Reconnect back-off of the machines' agents (default: the SDK's, 0.5 s doubling up to 30 s). */
   backoff?: BackoffOptions
+  /** Simulated flashing time of a firmware offer. Default 3000. */
+  firmwareInstallMs?: number
+  /** Machines that report every firmware install `failed` (after downloading it). */
+  failFirmware?: readonly string[]
+  /** Resumption of the machines' firmware downloads (default: the SDK's, 1 s doubling up to 30 s). */
+  firmwareDownloadBackoff?: BackoffOptions
   log?: SimLog
 }
 
@@ -49,7 +56,8 @@ export interface Simulation {
   stop(): Promise<void>
 }
 
-const numberedIds = (prefix: string, count: number) =>
+/** The ids of `count` simulated machines or devices: `<prefix>01`, `<prefix>02`, … */
+export const numberedIds = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`)
 
 /** Starts simulated machines (linked over the device link) and platform devices; they keep retrying until stopped. */
@@ -60,12 +68,20 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   const platformIds = numberedIds(options.platformPrefix ?? `${prefix}iot-`, options.platform ?? 0)
   const badId = [...machineIds, ...platformIds].find((id) => !isIdentifier(id))
   if (badId) throw new Error(`"${badId}" is not a valid device id (1–64 of A–Z a–z 0–9 . _ : -)`)
+  const strayFailing = options.failFirmware?.find((id) => !machineIds.includes(id))
+  if (strayFailing) throw new Error(`failFirmware names "${strayFailing}", which is not one of the simulated machines`)
 
   const keys = await SimKeys.open(options.keysFile === undefined ? '.sim-keys.json' : options.keysFile)
   const firstRegistrations: Promise<void>[] = []
+  const failFirmware = new Set(options.failFirmware ?? [])
   const machines = machineIds.map((deviceId) => {
     const machine = new PickAndPlaceMachine({ firmwareVersion: SIM_MACHINE_VERSION, ...options.machine, deviceId, operators: options.operators })
-    const agent = new DeviceAgent({
+    const firmware = new ControllerFirmwareHandler(machine, {
+      installMs: options.firmwareInstallMs ?? 3000,
+      fail: failFirmware.has(deviceId),
+      relink: () => agent.relink(),
+    })
+    const agent: DeviceAgent = new DeviceAgent({
       url: options.url,
       deviceId,
       key: keys.machineKey(deviceId),
@@ -76,9 +92,13 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
       status: () => machine.status(),
       heartbeatSeconds: options.heartbeatSeconds,
       backoff: options.backoff,
+      firmware: { handler: firmware, downloadBackoff: options.firmwareDownloadBackoff },
       log: (level, message) => log(level, `${deviceId}: ${message}`),
     })
     agent.on('registered', () => log('info', `${deviceId}: registered`))
+    agent.on('firmware', ({ rollout_id, state, progress, error }) => {
+      if (progress === undefined || progress === 0) log('info', `${deviceId}: firmware rollout ${rollout_id} ${state}${error ? `: ${error}` : ''}`)
+    })
     agent.on('error', (err) => log('error', `${deviceId}: ${err.message}`))
     firstRegistrations.push(
       new Promise((resolve, reject) => {

@@ -293,6 +293,21 @@ describe('device agent', () => {
     expect(await stopped).toEqual({ reason: 'unauthorized' })
   })
 
+  it('relink() closes the link with 1000 and links again at once, whatever the back-off', async () => {
+    const a = startAgent({ backoff: { baseMs: 60_000, capMs: 60_000, random: () => 0.999 } })
+    const first = await gateway.nextLink()
+    await first.acceptRegistration()
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
+    a.relink()
+    expect(await first.closed).toEqual({ code: 1000, reason: 'relinking' })
+    expect(await disconnected).toEqual({ code: 1000, reason: 'relinking', reconnectInMs: 0 })
+    const registered = once(a, 'registered')
+    const second = await gateway.nextLink()
+    await second.acceptRegistration()
+    await registered
+    expect(gateway.links).toHaveLength(2)
+  })
+
   it('close() ends the link with 1000 and stops reconnecting', async () => {
     const a = startAgent()
     const link = await gateway.nextLink()

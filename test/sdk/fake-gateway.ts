@@ -1,4 +1,5 @@
 import { once } from 'node:events'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 
@@ -59,13 +60,17 @@ export class FakeLink {
   }
 }
 
-/** A minimal gateway: a WebSocket server on a free port that hands out each new link. */
+/**
+ * A minimal gateway: a WebSocket server on a free port that hands out each new link; plain HTTP
+ * requests on the same port go to `http` (404 without it), as firmware downloads do.
+ */
 export class FakeGateway {
   readonly links: FakeLink[] = []
   private pending: ((link: FakeLink) => void)[] = []
   private unclaimed: FakeLink[] = []
 
   private constructor(
+    private readonly server: Server,
     private readonly wss: WebSocketServer,
     readonly url: string,
   ) {
@@ -78,10 +83,12 @@ export class FakeGateway {
     })
   }
 
-  static async start(): Promise<FakeGateway> {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, path: '/api/v1/device-link' })
-    await once(wss, 'listening')
-    return new FakeGateway(wss, `http://127.0.0.1:${(wss.address() as AddressInfo).port}`)
+  static async start(options: { http?: RequestListener } = {}): Promise<FakeGateway> {
+    const server = createServer(options.http ?? ((_, res) => res.writeHead(404).end()))
+    const wss = new WebSocketServer({ server, path: '/api/v1/device-link' })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    return new FakeGateway(server, wss, `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
   }
 
   nextLink(): Promise<FakeLink> {
@@ -93,5 +100,7 @@ export class FakeGateway {
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.terminate()
     await new Promise<void>((resolve) => this.wss.close(() => resolve()))
+    this.server.closeAllConnections()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
 }

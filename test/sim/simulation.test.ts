@@ -75,7 +75,15 @@ describe('fleetgate sim arguments', () => {
       consoleToken: undefined,
       enrollToken: undefined,
       keysFile: '.sim-keys.json',
+      failFirmware: [],
     })
+  })
+
+  it('reads --fail-firmware as comma-separated machine ids, repeatable, and refuses ids it does not simulate', () => {
+    expect(parseSimArguments(['--fail-firmware', 'pnp-01, pnp-03,', '--fail-firmware', 'pnp-02,pnp-01'], {})).toMatchObject({ failFirmware: ['pnp-01', 'pnp-03', 'pnp-02'] })
+    expect(parseSimArguments(['--prefix', 'smt-', '--devices', '5', '--fail-firmware', 'smt-05'], {})).toMatchObject({ failFirmware: ['smt-05'] })
+    expect(parseSimArguments(['--fail-firmware', 'pnp-04'], {})).toEqual({ error: expect.stringMatching(/--fail-firmware: "pnp-04" is not one of the simulated machines/) })
+    expect(parseSimArguments(['--devices', '12', '--fail-firmware', 'pnp-1'], {})).toEqual({ error: expect.stringMatching(/"pnp-1"/) })
   })
 
   it('reads every option, repeatable operators, and the console token from the environment', () => {

@@ -3,6 +3,7 @@ import { Axes } from './axes.js'
 import { Calibration } from './calibration.js'
 import { Cameras, registerCameraRoutes, type CameraOptions } from './cameras.js'
 import { systemClock, type Clock } from './clock.js'
+import type { ControllerFirmware } from './controller-firmware.js'
 import { registerDebugRoutes } from './debug.js'
 import { ExtensionStore, registerExtensionRoutes } from './extensions.js'
 import { Hardware, registerHardwareRoutes } from './hardware.js'
@@ -23,6 +24,8 @@ export interface MachineOptions {
   /** Accounts `POST /auth/login` accepts. Default operator:operator. */
   operators?: readonly Operator[]
   firmwareVersion?: string
+  /** The motion controller's firmware at start. Default version 1.0.0, from no known release. */
+  controllerFirmware?: ControllerFirmware
   /** Simulated time to place one item (the `place_ms_per_item` setting's default). Default 400. */
   placeMsPerItem?: number
   /** Length of `POST /system/cal`. Default 3000. */
@@ -67,6 +70,7 @@ export class PickAndPlaceMachine {
   readonly vision = new VisionState()
   readonly cameras: Cameras
   readonly extensions: ExtensionStore
+  private controller: ControllerFirmware
 
   constructor(options: MachineOptions) {
     this.deviceId = options.deviceId
@@ -81,6 +85,7 @@ export class PickAndPlaceMachine {
     this.serial = new SerialConsole(this)
     this.cameras = new Cameras(this, options.cameras)
     this.extensions = new ExtensionStore(this.startedAt)
+    this.controller = { ...(options.controllerFirmware ?? { display_version: '1.0.0' }) }
 
     this.routes = new ClockedRouteTable(() => this.tasks.advance())
     registerOperatorAuthRoutes(this.routes, options.operators ?? [{ username: 'operator', password: 'operator' }])
@@ -120,6 +125,14 @@ export class PickAndPlaceMachine {
     if (this.calibration.running()) throw conflict('calibrating', 'the machine is calibrating')
   }
 
+  get controllerFirmware(): ControllerFirmware {
+    return { ...this.controller }
+  }
+
+  installControllerFirmware(firmware: ControllerFirmware): void {
+    this.controller = { ...firmware }
+  }
+
   /** What the heartbeat reports (the gateway's `last_status`). */
   status(): Record<string, unknown> {
     const task = this.tasks.current()
@@ -131,6 +144,9 @@ export class PickAndPlaceMachine {
       pump: this.hardware.pump,
       uptime_s: Math.floor((this.clock.now() - this.startedAt) / 1000),
       firmware_version: this.firmwareVersion,
+      // Contract §10: the controller's display version; the release it came from beside it.
+      firmware: this.controller.display_version,
+      firmware_release: this.controller.release_id === undefined ? null : { ...this.controller },
     }
   }
 }
