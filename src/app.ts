@@ -20,6 +20,7 @@ import { BindingRepository } from './gateway/devices/binding-repository.js'
 import { firmwarePlugin } from './gateway/releases/firmware-plugin.js'
 import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
+import type { InstancePresenceOptions } from './gateway/devices/instance-presence.js'
 import { requireConsole } from './platform/admin/console-auth.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
@@ -52,6 +53,8 @@ export interface BuildOptions {
   deviceLink?: DeviceLinkOptions
   /** Rollout pass interval; only tests change it. */
   rollouts?: RolloutOptions
+  /** Instance liveness timings; only tests change them. */
+  presence?: InstancePresenceOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
   /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
@@ -112,7 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId })
   await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
-  await app.register(gatewayPlugin, { deps, link: options.deviceLink, rollouts: options.rollouts })
+  await app.register(gatewayPlugin, { deps, link: options.deviceLink, rollouts: options.rollouts, presence: options.presence })
   await app.register(firmwarePlugin, { deps })
   await app.register(platformPlugin, { deps })
   const bindings = new BindingRepository(storage.db)

@@ -14,6 +14,7 @@ import { BindingCache } from './devices/binding-cache.js'
 import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
 import { deviceLoginRoute } from './devices/device-login-route.js'
+import { InstancePresence, PRESENCE_DEFAULTS, type InstancePresenceOptions } from './devices/instance-presence.js'
 import { DeviceRepository } from './devices/device-repository.js'
 import { LinkEvents } from './devices/link-events.js'
 import { deviceRoutes } from './devices/device-routes.js'
@@ -28,10 +29,12 @@ export interface GatewayPluginOptions {
   /** Device-link timings (tests shorten them); the defaults are the contract's. */
   link?: DeviceLinkOptions
   rollouts?: RolloutOptions
+  /** Instance liveness timings (tests shorten them). */
+  presence?: InstancePresenceOptions
 }
 
 /** Gateway: device link, device registry and bindings, forwarding, overview, admin. */
-export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link, rollouts: rolloutOptions }) => {
+export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link, rollouts: rolloutOptions, presence: presenceOptions }) => {
   const options = { ...LINK_DEFAULTS, ...link }
   const { config } = deps
   const registry = new LinkRegistry()
@@ -63,6 +66,12 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     events,
     firmwareStatus: (link, frame) => rollouts.reports.take(link, frame),
   })
+  const presence = new InstancePresence(deps.storage, deps.instanceId, registry, deps.events, (l) => events.registered(l, false), deps.log, {
+    ...PRESENCE_DEFAULTS,
+    ...presenceOptions,
+  })
+  presence.start()
+  app.addHook('onClose', async () => presence.stop())
   registry.startPinging(options.pingIntervalMs)
   events.start(deps.eventOptions.sweepIntervalMs)
   app.addHook('onClose', async () => events.stop())

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { eventSchema } from '../../events/event-envelope.js'
 
 /** Why a `device` event was raised (an addition to contract §11's fields). */
-export const DEVICE_EVENT_REASONS = ['registered', 'taken_over', 'closed', 'not_alive', 'alive'] as const
+export const DEVICE_EVENT_REASONS = ['registered', 'taken_over', 'closed', 'not_alive', 'alive', 'instance_lost'] as const
 
 /** Gateway times are seconds since epoch, fractional (contract §2). */
 const Seconds = (description: string) => Type.Number({ description: `${description} (s since epoch)` })

@@ -7,6 +7,7 @@ import { platform } from './0004-platform.js'
 import { loginCounters } from './0005-login-counters.js'
 import { cluster } from './0006-cluster.js'
 import { rollouts } from './0007-rollouts.js'
+import { instances } from './0008-instances.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -17,6 +18,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0005-login-counters': loginCounters,
   '0006-cluster': cluster,
   '0007-rollouts': rollouts,
+  '0008-instances': instances,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

@@ -22,6 +22,12 @@ export interface GatewayTables {
     link_generation: Generated<number>
     created_at: number
   }
+  /** Running instances and their last sign of life (seconds): a silent one is presumed dead. */
+  instances: {
+    instance_id: string
+    started_at: number
+    last_seen: number
+  }
   user_device_bindings: {
     id: Generated<number>
     username: string

@@ -7,6 +7,7 @@ import type { EventOptions } from '../../../src/events/event-options.js'
 import type { FleetEvent } from '../../../src/fleet-event.js'
 import type { DeviceLinkOptions } from '../../../src/link/link-options.js'
 import type { RolloutOptions } from '../../../src/gateway/rollouts/create-rollouts.js'
+import type { InstancePresenceOptions } from '../../../src/gateway/devices/instance-presence.js'
 import { DEVICE_LINK_PATH } from '../../../src/protocol/frames.js'
 import { openStorage, type Dialect, type Storage } from '../../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from '../../helpers/dialects.js'
@@ -30,7 +31,7 @@ export interface GatewayApp {
 export async function startGatewayApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent>; rollouts?: RolloutOptions } = {},
+  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent>; rollouts?: RolloutOptions; presence?: InstancePresenceOptions } = {},
 ): Promise<GatewayApp> {
   const config = loadConfig({ CLOUD_AUTH_USERS: TEST_AUTH_USERS, PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
   const database = options.database ?? testDatabase(dialect)
@@ -38,7 +39,7 @@ export async function startGatewayApp(
   await storage.migrate()
   let app: FastifyInstance
   try {
-    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink, events: options.events, eventBus: options.eventBus, rollouts: options.rollouts })
+    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink, events: options.events, eventBus: options.eventBus, rollouts: options.rollouts, presence: options.presence })
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
     await storage.close()

@@ -1,0 +1,126 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EventPublisher } from '../../events/event-bus.js'
+import { PeriodicTask } from '../../lib/periodic-task.js'
+import { nowSeconds } from '../../lib/time.js'
+import type { DeviceLink } from '../../link/device-link.js'
+import type { LinkRegistry } from '../../link/link-registry.js'
+import type { Db, Storage } from '../../storage/storage.js'
+import type { DeviceEvent } from './device-events.js'
+
+export interface InstancePresenceOptions {
+  /** How often an instance records that it lives. */
+  beatMs?: number
+  /** An instance silent this long is presumed dead: its devices are no longer linked. */
+  lostAfterMs?: number
+}
+
+export const PRESENCE_DEFAULTS: Required<InstancePresenceOptions> = { beatMs: 2000, lostAfterMs: 8000 }
+
+const SWEEP_LOCK = 'fleetgate:lost-instances'
+
+/**
+ * Presence after a crash (§13): every instance records a sign of life in the database; one at a
+ * time, an instance that has itself been recording for `lostAfterMs` (so a database outage that
+ * silenced everybody is not mistaken for deaths) unlinks the devices of instances silent that
+ * long and raises their `device` events. An instance that finds its own record swept (it was
+ * silent, not dead) writes its links back and announces them again.
+ */
+export class InstancePresence {
+  private readonly task: PeriodicTask
+  private readonly db: Db
+  private healthySince: number | undefined
+  private beats = 0
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly instanceId: string,
+    private readonly registry: LinkRegistry,
+    private readonly events: EventPublisher<DeviceEvent>,
+    private readonly announce: (link: DeviceLink) => void,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: Required<InstancePresenceOptions> = PRESENCE_DEFAULTS,
+  ) {
+    this.db = storage.db
+    this.task = new PeriodicTask(
+      () => this.pass(),
+      (err) => {
+        this.healthySince = undefined
+        log.warn({ err }, 'instance presence pass failed')
+      },
+    )
+  }
+
+  start(): void {
+    this.task.start(this.options.beatMs, { immediately: true })
+  }
+
+  /** Stops beating and removes this instance's record (its links were closed by the shutdown). */
+  async stop(): Promise<void> {
+    await this.task.stop()
+    await this.db.deleteFrom('instances').where('instance_id', '=', this.instanceId).execute().catch(() => undefined)
+  }
+
+  private async pass(): Promise<void> {
+    const now = nowSeconds()
+    await this.beat(now)
+    this.healthySince ??= now
+    if ((now - this.healthySince) * 1000 >= this.options.lostAfterMs) await this.storage.exclusive(SWEEP_LOCK, () => this.sweep(now))
+  }
+
+  private async beat(now: number): Promise<void> {
+    const updated = await this.db.updateTable('instances').set({ last_seen: now }).where('instance_id', '=', this.instanceId).executeTakeFirst()
+    if (updated.numUpdatedRows > 0n) return void this.beats++
+    await this.db
+      .insertInto('instances')
+      .values({ instance_id: this.instanceId, started_at: now, last_seen: now })
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ last_seen: now }))
+      .execute()
+    if (this.beats++ > 0) await this.reassert()
+  }
+
+  /** Our record was swept while we were silent: our links are ours again, where no newer link took over. */
+  private async reassert(): Promise<void> {
+    const links = this.registry.all()
+    this.log.warn({ links: links.length }, 'this instance was presumed dead while silent; its links are recorded again')
+    for (const link of links) {
+      const result = await this.db
+        .updateTable('devices')
+        .set({ link_instance: this.instanceId, link_id: link.identity.linkId })
+        .where('device_id', '=', link.deviceId)
+        .where('link_generation', '=', link.generation)
+        .executeTakeFirst()
+      if (result.numUpdatedRows > 0n) this.announce(link)
+    }
+  }
+
+  /** Unlinks the devices of instances silent for `lostAfterMs`, with their `device` events. */
+  private async sweep(now: number): Promise<void> {
+    const cutoff = now - this.options.lostAfterMs / 1000
+    const lost = await this.db
+      .updateTable('devices')
+      .set({ link_instance: null, link_id: null })
+      .where('link_instance', 'is not', null)
+      .where('link_instance', '!=', this.instanceId)
+      .where('link_instance', 'not in', (eb) => eb.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
+      .returning(['device_id', 'version', 'ip', 'last_heartbeat'])
+      .execute()
+    await this.db.deleteFrom('instances').where('last_seen', '<', cutoff).execute()
+    if (lost.length > 0) this.log.warn({ devices: lost.length }, 'devices of a silent instance are no longer linked')
+    const at = nowSeconds()
+    for (const device of lost) {
+      this.events.publish({
+        kind: 'device',
+        data: {
+          device_id: device.device_id,
+          alive: false,
+          registered: false,
+          version: device.version,
+          ip: device.ip,
+          last_heartbeat: device.last_heartbeat === null ? null : Number(device.last_heartbeat),
+          at,
+          reason: 'instance_lost',
+        },
+      })
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
+import { SseClient } from '../events/sse-client.js'
+import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
+import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
+import { assertBuilt, CLI } from '../helpers/server-process.js'
+
+const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
+const runnable = !!findNginx() && DIALECTS.includes('postgres') && (await natsReachable('the presence-after-crash test'))
+
+describe.skipIf(!runnable)('presence after SIGKILL of an instance (§13)', () => {
+  let cluster: LocalCluster
+  let token: string
+  const devices: RawDevice[] = []
+
+  beforeAll(async () => {
+    assertBuilt()
+    cluster = new LocalCluster({
+      instances: 2,
+      postgresUrl: TEST_POSTGRES_URL,
+      natsUrl: TEST_NATS_URL,
+      port: 0,
+      cli: CLI,
+      env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), PLATFORM_CONSOLE_TOKEN: 'presence-token', LOG_LEVEL: 'warn', DEVICE_REQUEST_TIMEOUT_MS: '8000' },
+    })
+    await cluster.start()
+    const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }) })
+    token = `Bearer ${((await login.json()) as { token: string }).token}`
+  }, 120_000)
+  afterAll(async () => {
+    await Promise.all(devices.map((d) => d.close()))
+    await cluster?.stop()
+  }, 60_000)
+
+  it('tells the truth within 15 s on the surviving instance: device events, alive false, requests answered 502 at once', { timeout: 60_000 }, async () => {
+    const [victim, survivor] = cluster.instances as [(typeof cluster.instances)[number], (typeof cluster.instances)[number]]
+    const ids = [uniqueDeviceId('crash'), uniqueDeviceId('crash'), uniqueDeviceId('crash')]
+    // Linked to the victim directly (not through nginx), so nothing re-links them after the crash.
+    for (const id of ids) devices.push(await RawDevice.link(`${victim.url.replace('http', 'ws')}/api/v1/device-link`, { device_id: id }))
+    const get = (path: string) => fetch(`${survivor.url}${path}`, { headers: { authorization: token } })
+    for (const id of ids) expect(((await (await get(`/api/v1/devices/${id}`)).json()) as { device: { alive: boolean } }).device.alive).toBe(true)
+    const stream = await SseClient.open(`${survivor.url}/api/v1/events`, token)
+
+    const killedAt = Date.now()
+    await cluster.kill(victim)
+    // A request for one of its machines does not wait for the time-out.
+    const asked = Date.now()
+    const answer = await get(`/api/v1/devices/${ids[0]}/hardware/position`)
+    const answeredMs = Date.now() - asked
+    expect(answer.status).toBe(502)
+    expect(((await answer.json()) as { error: string }).error).toBe('device_unavailable')
+    expect(answeredMs).toBeLessThan(8000)
+
+    const seenAt = new Map<string, number>()
+    for (const id of ids) {
+      await stream.next('device', (d) => d.device_id === id && d.alive === false)
+      seenAt.set(id, Date.now() - killedAt)
+    }
+    for (const id of ids) {
+      const device = ((await (await get(`/api/v1/devices/${id}`)).json()) as { device: { alive: boolean; registered: boolean } }).device
+      expect(device).toMatchObject({ alive: false, registered: false })
+    }
+    stream.close()
+    const slowest = Math.max(...seenAt.values())
+    console.log(`presence after SIGKILL: request answered 502 in ${answeredMs} ms; device events on the survivor after ${[...seenAt.values()].join(', ')} ms (slowest ${slowest} ms, limit 15,000)`)
+    expect(slowest).toBeLessThanOrEqual(15_000)
+  })
+})

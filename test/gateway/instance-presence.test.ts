@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SseClient } from '../events/sse-client.js'
+import { DIALECTS } from '../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from './helpers/gateway-app.js'
+import { RawDevice, uniqueDeviceId } from './helpers/raw-device.js'
+
+describe.each(DIALECTS)('presence after an instance dies, on %s', (dialect) => {
+  let t: GatewayApp
+  let stream: SseClient
+  const devices: RawDevice[] = []
+
+  beforeAll(async () => {
+    t = await startGatewayApp(dialect, {}, { presence: { beatMs: 50, lostAfterMs: 400 } })
+    stream = await SseClient.open(`${t.url}/api/v1/events`, await t.auth('admin'))
+  })
+  afterAll(async () => {
+    stream.close()
+    await Promise.all(devices.map((d) => d.close()))
+    await t.close()
+  })
+
+  const linkOf = async (id: string) =>
+    (await t.storage.db.selectFrom('devices').select(['link_instance', 'link_id']).where('device_id', '=', id).executeTakeFirstOrThrow()).link_instance
+
+  it("unlinks the devices of an instance that stopped beating, with their device events, and leaves live instances' devices alone", async () => {
+    const mine = await RawDevice.link(t.linkUrl, { device_id: uniqueDeviceId('mine') })
+    devices.push(mine)
+    const orphan = uniqueDeviceId('orphan')
+    const now = Date.now() / 1000
+    // A device whose link is held by an instance that was killed: its record says linked, nobody holds it.
+    await t.storage.db
+      .insertInto('devices')
+      .values({ device_id: orphan, hostname: orphan, ip: '10.0.0.9', version: '2.3.1', key_hash: null, last_status: '{}', connect_time: now - 60, last_heartbeat: now - 5, link_instance: 'killed-instance', link_id: 'l1', created_at: now - 60 })
+      .execute()
+    await t.storage.db.insertInto('instances').values({ instance_id: 'killed-instance', started_at: now - 60, last_seen: now - 1 }).execute()
+    const event = await stream.next('device', (d) => d.device_id === orphan)
+    expect(event.data).toMatchObject({ alive: false, registered: false, reason: 'instance_lost', ip: '10.0.0.9', version: '2.3.1' })
+    expect(await linkOf(orphan)).toBeNull()
+    expect(await t.storage.db.selectFrom('instances').select('instance_id').where('instance_id', '=', 'killed-instance').executeTakeFirst()).toBeUndefined()
+    const listed = (await (await fetch(`${t.url}/api/v1/devices/${orphan}`, { headers: { authorization: await t.auth('admin') } })).json()) as { device: unknown }
+    expect(listed.device).toMatchObject({ alive: false, registered: false })
+    // This instance's own device stays linked.
+    const mineId = (mine.received[0] as { device_id: string }).device_id
+    expect(await linkOf(mineId)).not.toBeNull()
+  })
+
+  it('writes its links back and announces them when it finds itself swept after a silence', async () => {
+    const device = await RawDevice.link(t.linkUrl, { device_id: uniqueDeviceId('back') })
+    devices.push(device)
+    const id = (device.received[0] as { device_id: string }).device_id
+    const announced = () => stream.of('device', (d) => d.device_id === id && d.registered === true && d.alive === true).length
+    await expect.poll(announced).toBe(1)
+    // Another instance presumed this one dead: its record and its devices' links are gone.
+    await t.storage.db.deleteFrom('instances').execute()
+    await t.storage.db.updateTable('devices').set({ link_instance: null, link_id: null }).where('device_id', '=', id).execute()
+    await expect.poll(announced).toBe(2)
+    await expect.poll(() => linkOf(id)).not.toBeNull()
+  })
+})
