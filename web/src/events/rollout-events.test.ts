@@ -41,6 +41,15 @@ describe('rollout events in the query cache', () => {
     expect(invalidated(client, rolloutKeys.lists())).toBe(true)
   })
 
+  it('an ended rollout on a page not loaded (an aborted one whose machines still report) leaves the list alone', () => {
+    const client = fresh()
+    client.setQueryData(rolloutKeys.lists(), infinite<RolloutList>({ success: true, rollouts: [rollout('ro-9', { state: 'completed' })], next_before: 'ro-9' }))
+    for (let i = 0; i < 5; i++) {
+      routeEvent(client, event('rollout', { rollout_id: 'ro-1', release_id: 'rel-7', state: 'aborted', stage: 0, counts: counts({ installed: i }), at: 5 + i }))
+    }
+    expect(invalidated(client, rolloutKeys.lists())).toBe(false)
+  })
+
   it('a rollout event updates the open rollout page in every loaded page, keeping its machines', () => {
     const client = fresh()
     client.setQueryData(

@@ -41,11 +41,16 @@ export function putRollout(client: QueryClient, rollout: Rollout): void {
   if (!patchRollout(client, rollout.rollout_id, rollout)) void client.invalidateQueries({ queryKey: rolloutKeys.lists() })
 }
 
-/** `event: rollout`: state, stage and counts change in place; a rollout not listed yet (just created) refetches the lists. */
+/**
+ * `event: rollout`: state, stage and counts change in place. A running or paused rollout the lists
+ * lack was just created (only one is active at a time, and it is the newest): the lists refetch.
+ * A completed or aborted one they lack is on an older page not loaded (an aborted rollout's
+ * machines may still report): nothing to do.
+ */
 export function applyRolloutEvent(client: QueryClient, event: RolloutEvent): void {
   const listed = patchRollout(client, event.rollout_id, { state: event.state, stage: event.stage, counts: event.counts })
-  if (!listed) void client.invalidateQueries({ queryKey: rolloutKeys.lists() })
-  else refetchIfFetching(client, rolloutKeys.lists())
+  if (listed) refetchIfFetching(client, rolloutKeys.lists())
+  else if (event.state === 'running' || event.state === 'paused') void client.invalidateQueries({ queryKey: rolloutKeys.lists() })
   refetchIfFetching(client, rolloutKeys.detail(event.rollout_id))
 }
 

@@ -57,7 +57,8 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
         })}
       </p>
       <p>
-        {t('rollouts.stateLabel')} <RolloutStateText state={rollout.state} />
+        {t('rollouts.stateLabel')}
+        <RolloutStateText state={rollout.state} />
         {' · '}
         {t('rollouts.stageLine', { stage: rollout.stage + 1, count: rollout.stages.length, percent: rollout.stages[rollout.stage] ?? '?' })}
       </p>
