@@ -21,6 +21,13 @@ export const firmwareKeys = {
   downloads: () => [...firmwareKeys.all, 'downloads'] as const,
 }
 
+export const rolloutKeys = {
+  all: ['rollouts'] as const,
+  lists: () => [...rolloutKeys.all, 'list'] as const,
+  /** The rollout with its machines, paged (an infinite query). */
+  detail: (id: string) => [...rolloutKeys.all, 'detail', id] as const,
+}
+
 export const auditKeys = {
   all: ['audit'] as const,
   list: () => [...auditKeys.all, 'list'] as const,

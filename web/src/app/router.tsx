@@ -21,6 +21,10 @@ export const router = createBrowserRouter([
             Component: RequireAdmin,
             children: [
               { path: 'firmware', lazy: async () => ({ Component: (await import('../features/gateway/firmware/firmware-page')).FirmwarePage }) },
+              {
+                path: 'firmware/rollouts/:id',
+                lazy: async () => ({ Component: (await import('../features/gateway/firmware/rollouts/rollout-page')).RolloutPage }),
+              },
               { path: 'audit', lazy: async () => ({ Component: (await import('../features/gateway/audit/audit-page')).AuditPage }) },
               { path: 'platform/*', lazy: async () => ({ Component: (await import('../features/platform/platform-routes')).PlatformRoutes }) },
             ],

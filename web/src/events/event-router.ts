@@ -1,6 +1,7 @@
 import type { InfiniteData, QueryClient, QueryKey } from '@tanstack/react-query'
 import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
-import type { DeviceList, Overview } from '../api/types'
+import type { DeviceList, Overview, RolloutDeviceEvent, RolloutEvent } from '../api/types'
+import { applyRolloutDeviceEvent, applyRolloutEvent } from './rollout-events'
 import type { ServerEvent } from './sse-parser'
 
 interface DeviceEvent {
@@ -102,5 +103,11 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
       return
     }
+    case 'rollout':
+      applyRolloutEvent(client, data as unknown as RolloutEvent)
+      return
+    case 'rollout-device':
+      applyRolloutDeviceEvent(client, data as unknown as RolloutDeviceEvent)
+      return
   }
 }

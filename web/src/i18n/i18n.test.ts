@@ -15,6 +15,8 @@ const CONTRACT_NAMES = [
   'Devices', 'Device', 'Model', 'Last seen', 'Add device', 'Device id', 'Add', 'Operation log',
   'Telemetry', 'Key', 'Range', 'Logs', 'Level', 'Load more', 'Send command', 'Action', 'Commands', 'Id', 'Attempts',
   'Clear logs', 'Clear commands', 'Confirm', 'Audit log', 'Time', 'Actor', 'Target',
+  'Start rollout', 'Release', 'Stages', 'Max failure ratio', 'Start', 'Rollouts', 'State', 'Stage', 'Progress',
+  'Rollout progress', 'Rollout machines', 'Abort',
 ]
 
 type Tree = { [key: string]: string | Tree }

@@ -5,10 +5,11 @@ export interface DialogProps {
   title: string
   onClose: () => void
   children: ReactNode
+  className?: string
 }
 
 /** A modal `<dialog>`: the browser traps focus, Escape closes it, focus returns to the opener. */
-export function Dialog({ open, title, onClose, children }: DialogProps) {
+export function Dialog({ open, title, onClose, children, className }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
   // Syncing with the DOM's own dialog state is what an effect is for.
@@ -19,7 +20,7 @@ export function Dialog({ open, title, onClose, children }: DialogProps) {
     if (!open && dialog.open) dialog.close()
   }, [open])
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
+    <dialog ref={ref} className={className} aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
       <h2 id={titleId}>{title}</h2>
       {open ? children : null}
     </dialog>

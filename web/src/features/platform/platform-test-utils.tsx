@@ -1,7 +1,6 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { render } from '@testing-library/react'
 import type { ReactElement } from 'react'
-import { vi } from 'vitest'
 import { setupI18n } from '../../i18n/i18n'
 import type { PlatformMeta } from './platform-types'
 
@@ -12,23 +11,7 @@ export function renderWithClient(ui: ReactElement) {
   return { client, ...render(<QueryClientProvider client={client}>{ui}</QueryClientProvider>) }
 }
 
-export interface RecordedRequest {
-  method: string
-  url: string
-  body: unknown
-}
-
-/** Replaces the network (global fetch) with `answer`; returns the requests the page made. */
-export function stubFetch(answer: (request: RecordedRequest) => { status: number; body: unknown }): RecordedRequest[] {
-  const requests: RecordedRequest[] = []
-  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
-    const request = { method: init.method ?? 'GET', url: String(url), body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined }
-    requests.push(request)
-    const { status, body } = answer(request)
-    return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
-  })
-  return requests
-}
+export { stubFetch, type RecordedRequest } from '../../testing/stub-fetch'
 
 /** meta.actions as GET /api/admin/meta answers them (key lists shortened). */
 export const META: PlatformMeta = {

@@ -7,9 +7,11 @@ import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 import { RELEASES_PATH, releasesQuery, type Release } from './get-releases'
+import { RolloutsTable } from './rollouts/rollouts-table'
+import { StartRolloutButton } from './rollouts/start-rollout-dialog'
 import { UploadForm } from './upload-form'
 
-/** /firmware: upload, the releases with their download counts, and Activate. */
+/** /firmware: upload, rollouts (start one, follow them), the releases with their download counts, and Activate. */
 export function FirmwarePage() {
   const { t, i18n } = useTranslation()
   const client = useQueryClient()
@@ -37,8 +39,14 @@ export function FirmwarePage() {
   ]
   return (
     <>
-      <h1>{t('firmware.title')}</h1>
+      <div className="page-head">
+        <h1>{t('firmware.title')}</h1>
+        <StartRolloutButton releases={rows} />
+      </div>
       <UploadForm />
+      <div style={{ marginTop: '1rem' }}>
+        <RolloutsTable />
+      </div>
       {activate.error ? <Alert>{activate.error.message}</Alert> : null}
       <div style={{ marginTop: '1rem' }}>
         {releases.data ? (

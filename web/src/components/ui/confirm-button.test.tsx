@@ -1,10 +1,11 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react'
+import { fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest'
+import { setupI18n } from '../../i18n/i18n'
 import { ConfirmButton } from './confirm-button'
-import { renderWithClient } from './platform-test-utils'
 
 const setup = (onConfirm: () => Promise<string>) => {
-  renderWithClient(<ConfirmButton label="Clear logs" question="Delete every log entry of iot-1?" onConfirm={onConfirm} />)
+  setupI18n('en')
+  render(<ConfirmButton label="Clear logs" question="Delete every log entry of iot-1?" onConfirm={onConfirm} />)
   fireEvent.click(screen.getByRole('button', { name: 'Clear logs' }))
   return screen.getByRole('dialog', { name: 'Clear logs' })
 }
@@ -26,6 +27,12 @@ describe('clearing behind a confirmation dialog', () => {
     expect((await screen.findByRole('status')).textContent).toBe('3 deleted.')
     expect(onConfirm).toHaveBeenCalledTimes(1)
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+  })
+
+  it('cannot be opened while the action does not apply', () => {
+    setupI18n('en')
+    render(<ConfirmButton label="Abort" question="Abort?" onConfirm={async () => ''} disabled />)
+    expect((screen.getByRole('button', { name: 'Abort' }) as HTMLButtonElement).disabled).toBe(true)
   })
 
   it('keeps the dialog open with the server’s message when the clear fails', async () => {

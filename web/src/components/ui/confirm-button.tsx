@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Alert, Notice } from '../../components/ui/alert'
-import { Dialog } from '../../components/ui/dialog'
+import { Alert, Notice } from './alert'
+import { Dialog } from './dialog'
 
 export interface ConfirmButtonProps {
   /** The button's name, and the dialog's title. */
@@ -10,10 +10,12 @@ export interface ConfirmButtonProps {
   question: string
   /** Runs only after "Confirm"; resolves to what to announce afterwards. */
   onConfirm: () => Promise<string>
+  /** The action does not apply right now. */
+  disabled?: boolean
 }
 
 /** A destructive action behind a confirmation dialog ("Confirm" / "Cancel"). */
-export function ConfirmButton({ label, question, onConfirm }: ConfirmButtonProps) {
+export function ConfirmButton({ label, question, onConfirm, disabled = false }: ConfirmButtonProps) {
   const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -36,6 +38,7 @@ export function ConfirmButton({ label, question, onConfirm }: ConfirmButtonProps
       <button
         type="button"
         className="secondary"
+        disabled={disabled}
         onClick={() => {
           setDone(null)
           setError(null)
@@ -50,7 +53,7 @@ export function ConfirmButton({ label, question, onConfirm }: ConfirmButtonProps
         {error ? <Alert>{error}</Alert> : null}
         <div className="actions">
           <button type="button" onClick={() => void confirm()} disabled={busy}>
-            {t('platform.confirm')}
+            {t('app.confirm')}
           </button>
           <button type="button" className="secondary" onClick={() => setOpen(false)} autoFocus>
             {t('app.cancel')}

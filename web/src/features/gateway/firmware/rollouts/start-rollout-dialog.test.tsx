@@ -1,0 +1,92 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { renderRoute } from '../../../../testing/render-route'
+import { stubFetch } from '../../../../testing/stub-fetch'
+import type { Release } from '../get-releases'
+import { StartRolloutButton } from './start-rollout-dialog'
+
+const release = (build: number, state: Release['state'] = 'published'): Release => ({
+  release_id: `rel-${build}`, image_version: build, display_version: `1.4.2-${build}`, state, size: 1000, sha256: 'a'.repeat(64),
+  created_at: 1_700_000_000, created_by: 'root', download_count: 0,
+})
+const RELEASES = [release(22), release(21, 'active')]
+const ROLLOUT = {
+  rollout_id: 'ro-1', release_id: 'rel-22', display_version: '1.4.2-22', state: 'running', stage: 0, stages: [10, 100], max_failure_ratio: 0.1,
+  soak_seconds: 0, created_at: 1_700_000_100, created_by: 'root', targeted: 3,
+  counts: { pending: 2, waiting: 1, offered: 0, downloading: 0, installing: 0, installed: 0, failed: 0 },
+}
+
+afterEach(() => vi.unstubAllGlobals())
+
+const open = () => {
+  renderRoute('/firmware', <StartRolloutButton releases={RELEASES} />, '/firmware')
+  fireEvent.click(screen.getByRole('button', { name: 'Start rollout' }))
+  return screen.getByRole('dialog', { name: 'Start rollout' })
+}
+const fill = (dialog: HTMLElement, name: string, value: string) => fireEvent.change(within(dialog).getByRole('textbox', { name }), { target: { value } })
+const press = (dialog: HTMLElement, name: string) => fireEvent.click(within(dialog).getByRole('button', { name }))
+
+describe('"Start rollout" dialog', () => {
+  it('offers the releases, the newest one not active chosen, with the contract’s defaults', () => {
+    const dialog = open()
+    const select = within(dialog).getByRole('combobox', { name: 'Release' }) as HTMLSelectElement
+    expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['1.4.2-22 (rel-22)', '1.4.2-21 (rel-21), active'])
+    expect(select.value).toBe('rel-22')
+    expect((within(dialog).getByRole('textbox', { name: 'Stages' }) as HTMLInputElement).value).toBe('10, 100')
+    expect((within(dialog).getByRole('textbox', { name: 'Max failure ratio' }) as HTMLInputElement).value).toBe('0.1')
+  })
+
+  it('says what is wrong with the stages and sends nothing', () => {
+    const requests = stubFetch(() => ({ status: 500, body: {} }))
+    const dialog = open()
+    fill(dialog, 'Stages', '50, 10, 100')
+    press(dialog, 'Start')
+    expect(within(dialog).getByRole('alert').textContent).toBe('Stages must rise: 10 comes after 50.')
+    const stages = within(dialog).getByRole('textbox', { name: 'Stages' })
+    expect(stages.getAttribute('aria-invalid')).toBe('true')
+    expect(document.activeElement).toBe(stages)
+    fill(dialog, 'Stages', '10, 50')
+    expect(within(dialog).getByRole('alert').textContent).toBe('The last stage must be 100 (every machine), not 50.')
+    fill(dialog, 'Stages', '10, 100')
+    fill(dialog, 'Max failure ratio', '2')
+    press(dialog, 'Start')
+    expect(within(dialog).getByRole('alert').textContent).toBe('Max failure ratio must be a number from 0 to 1, e.g. 0.1.')
+    expect(within(dialog).queryByRole('button', { name: 'Confirm' })).toBeNull()
+    expect(requests).toEqual([])
+  })
+
+  it('asks before sending, then starts the rollout and opens its page', async () => {
+    const requests = stubFetch(() => ({ status: 201, body: { success: true, rollout: ROLLOUT } }))
+    const dialog = open()
+    fill(dialog, 'Stages', '10%, 50%, 100%')
+    fill(dialog, 'Max failure ratio', '0.25')
+    press(dialog, 'Start')
+    expect(dialog.textContent).toContain('Release 1.4.2-22 (rel-22) will be offered to every known machine in 3 stages: 10% → 50% → 100%.')
+    expect(dialog.textContent).toContain('If more than 25% of a stage')
+    expect(requests).toEqual([])
+    press(dialog, 'Confirm')
+    await waitFor(() => expect(screen.getByRole('status', { name: 'location' }).textContent).toBe('/firmware/rollouts/ro-1'))
+    expect(requests).toEqual([
+      { method: 'POST', url: '/api/v1/admin/firmware/slave/rollouts', body: { release_id: 'rel-22', stages: [10, 50, 100], max_failure_ratio: 0.25 } },
+    ])
+  })
+
+  it('goes back to the fields without sending, keeping what was typed', () => {
+    const requests = stubFetch(() => ({ status: 500, body: {} }))
+    const dialog = open()
+    fill(dialog, 'Stages', '20, 100')
+    press(dialog, 'Start')
+    press(dialog, 'Back')
+    expect((within(dialog).getByRole('textbox', { name: 'Stages' }) as HTMLInputElement).value).toBe('20, 100')
+    expect(requests).toEqual([])
+  })
+
+  it('shows the server’s refusal in the dialog', async () => {
+    stubFetch(() => ({ status: 409, body: { success: false, error: 'conflict', message: 'rollout ro-0 is running; pause or abort it first' } }))
+    const dialog = open()
+    press(dialog, 'Start')
+    press(dialog, 'Confirm')
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('rollout ro-0 is running; pause or abort it first')
+    within(dialog).getByRole('textbox', { name: 'Stages' })
+  })
+})

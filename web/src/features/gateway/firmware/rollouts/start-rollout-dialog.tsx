@@ -1,0 +1,180 @@
+import { useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useNavigate } from 'react-router'
+import { Alert } from '../../../../components/ui/alert'
+import { Dialog } from '../../../../components/ui/dialog'
+import type { Release } from '../get-releases'
+import { DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES, parseFailureRatio, parseStages, type RatioProblem, type StagesProblem } from './rollout-form'
+import { useStartRollout } from './start-rollout'
+import './rollouts.css'
+
+/** The release a rollout starts with: the newest one not active yet, else the newest. */
+const defaultRelease = (releases: readonly Release[]) => releases.find((r) => r.state !== 'active') ?? releases[0]
+
+/**
+ * "Start rollout" (contract §12, §14): a dialog with "Release", "Stages" and "Max failure ratio";
+ * "Start" checks the fields and then asks, in the same dialog, what will happen, and only
+ * "Confirm" sends it. The server's refusal (400, 404, 409) is shown in the dialog; a rollout
+ * started opens its page.
+ */
+export function StartRolloutButton({ releases }: { releases: readonly Release[] }) {
+  const { t } = useTranslation()
+  const navigate = useNavigate()
+  const start = useStartRollout()
+  const [open, setOpen] = useState(false)
+  const [step, setStep] = useState<'form' | 'confirm'>('form')
+  const [chosen, setChosen] = useState('')
+  const [stagesText, setStagesText] = useState(DEFAULT_STAGES)
+  const [ratioText, setRatioText] = useState(DEFAULT_MAX_FAILURE_RATIO)
+  const [attempted, setAttempted] = useState(false)
+  const stagesRef = useRef<HTMLInputElement>(null)
+  const ratioRef = useRef<HTMLInputElement>(null)
+  const ids = { release: useId(), stages: useId(), stagesHelp: useId(), stagesProblem: useId(), ratio: useId(), ratioHelp: useId(), ratioProblem: useId() }
+
+  const release = releases.find((r) => r.release_id === chosen) ?? defaultRelease(releases)
+  const stages = parseStages(stagesText)
+  const ratio = parseFailureRatio(ratioText)
+  const stagesProblem = attempted && !stages.ok ? problemText(stages.problem) : null
+  const ratioProblem = attempted && !ratio.ok ? problemText(ratio.problem) : null
+
+  function problemText({ key, ...values }: StagesProblem | RatioProblem): string {
+    return t(key, values)
+  }
+
+  const openDialog = () => {
+    start.reset()
+    setStep('form')
+    setChosen('')
+    setStagesText(DEFAULT_STAGES)
+    setRatioText(DEFAULT_MAX_FAILURE_RATIO)
+    setAttempted(false)
+    setOpen(true)
+  }
+
+  const review = (e: React.FormEvent<HTMLFormElement>) => {
+    e.preventDefault()
+    setAttempted(true)
+    if (!stages.ok) return stagesRef.current?.focus()
+    if (!ratio.ok) return ratioRef.current?.focus()
+    if (!release) return
+    start.reset()
+    setStep('confirm')
+  }
+
+  const confirm = () => {
+    if (!release || !stages.ok || !ratio.ok) return
+    start.mutate(
+      { release_id: release.release_id, stages: stages.value, max_failure_ratio: ratio.value },
+      {
+        onSuccess: ({ rollout }) => {
+          setOpen(false)
+          void navigate(`/firmware/rollouts/${encodeURIComponent(rollout.rollout_id)}`)
+        },
+        // Back to the fields, with the server's message: a 400 is fixed there, a 404 or 409 read there.
+        onError: () => setStep('form'),
+      },
+    )
+  }
+
+  const describedBy = (...parts: (string | false)[]) => parts.filter(Boolean).join(' ')
+
+  return (
+    <>
+      <button type="button" onClick={openDialog}>
+        {t('rollouts.startRollout')}
+      </button>
+      <Dialog open={open} title={t('rollouts.startRollout')} onClose={() => setOpen(false)} className="rollout-dialog">
+        {step === 'form' ? (
+          <form onSubmit={review} className="stack" noValidate>
+            {releases.length === 0 ? <p>{t('rollouts.noReleases')}</p> : null}
+            <div className="field">
+              <label htmlFor={ids.release}>{t('rollouts.release')}</label>
+              <select id={ids.release} value={release?.release_id ?? ''} onChange={(e) => setChosen(e.target.value)} disabled={releases.length === 0}>
+                {releases.map((r) => (
+                  <option key={r.release_id} value={r.release_id}>
+                    {t(r.state === 'active' ? 'rollouts.releaseOptionActive' : 'rollouts.releaseOption', { version: r.display_version, id: r.release_id })}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor={ids.stages}>{t('rollouts.stages')}</label>
+              <input
+                id={ids.stages}
+                ref={stagesRef}
+                value={stagesText}
+                onChange={(e) => setStagesText(e.target.value)}
+                inputMode="numeric"
+                autoComplete="off"
+                aria-invalid={stagesProblem ? true : undefined}
+                aria-describedby={describedBy(ids.stagesHelp, !!stagesProblem && ids.stagesProblem)}
+              />
+              <span id={ids.stagesHelp} className="field-help">
+                {t('rollouts.stagesHelp')}
+              </span>
+            </div>
+            {stagesProblem ? (
+              <p id={ids.stagesProblem} role="alert" className="field-problem">
+                {stagesProblem}
+              </p>
+            ) : null}
+            <div className="field">
+              <label htmlFor={ids.ratio}>{t('rollouts.maxFailureRatio')}</label>
+              <input
+                id={ids.ratio}
+                ref={ratioRef}
+                value={ratioText}
+                onChange={(e) => setRatioText(e.target.value)}
+                inputMode="decimal"
+                autoComplete="off"
+                aria-invalid={ratioProblem ? true : undefined}
+                aria-describedby={describedBy(ids.ratioHelp, !!ratioProblem && ids.ratioProblem)}
+              />
+              <span id={ids.ratioHelp} className="field-help">
+                {t('rollouts.ratioHelp')}
+              </span>
+            </div>
+            {ratioProblem ? (
+              <p id={ids.ratioProblem} role="alert" className="field-problem">
+                {ratioProblem}
+              </p>
+            ) : null}
+            {start.error ? <Alert>{start.error.message}</Alert> : null}
+            <div className="actions">
+              <button type="submit" disabled={!release}>
+                {t('rollouts.start')}
+              </button>
+              <button type="button" className="secondary" onClick={() => setOpen(false)}>
+                {t('app.cancel')}
+              </button>
+            </div>
+          </form>
+        ) : (
+          <div className="stack">
+            {release && stages.ok && ratio.ok ? (
+              <>
+                <p>
+                  {t('rollouts.confirmStart', {
+                    count: stages.value.length,
+                    version: release.display_version,
+                    id: release.release_id,
+                    stages: stages.value.map((value) => t('rollouts.percent', { value })).join(t('rollouts.stageSeparator')),
+                  })}
+                </p>
+                <p>{t('rollouts.confirmRules', { percent: Math.round(ratio.value * 1000) / 10, version: release.display_version })}</p>
+              </>
+            ) : null}
+            <div className="actions">
+              <button type="button" onClick={confirm} disabled={start.isPending} autoFocus>
+                {t('app.confirm')}
+              </button>
+              <button type="button" className="secondary" onClick={() => setStep('form')} disabled={start.isPending}>
+                {t('rollouts.back')}
+              </button>
+            </div>
+          </div>
+        )}
+      </Dialog>
+    </>
+  )
+}
