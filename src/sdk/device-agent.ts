@@ -6,7 +6,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import WebSocket, { type ClientOptions, type RawData } from 'ws'
 import { Backoff, type BackoffOptions } from './backoff.js'
 import { deviceLinkUrl, gatewayHttpUrl } from './device-link-url.js'
-import type { FirmwareOptions, FirmwareStatus } from './firmware-handler.js'
+import type { FirmwareOffer, FirmwareOptions, FirmwareStatus } from './firmware-handler.js'
 import { FirmwareOffers } from './firmware-offers.js'
 import { FirmwareStatusOutbox, firmwareStatusFrame } from './firmware-status-outbox.js'
 import {
@@ -83,6 +83,8 @@ export interface DeviceAgentEvents {
   stopped: [info: { reason: StopReason }]
   /** Every firmware status reported, sent at once or kept for the next link. */
   firmware: [status: FirmwareStatus]
+  /** A firmware offer arrived (before the handler decides what to do with it). */
+  offer: [offer: FirmwareOffer]
 }
 
 /**
@@ -307,6 +309,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   private takeFirmwareOffer({ type: _, ...offer }: FirmwareOfferFrame): void {
+    this.emit('offer', offer)
     if (this.firmwareOffers) return this.firmwareOffers.take(offer)
     this.log('warn', `firmware offer of rollout ${offer.rollout_id} declined: no firmware handler`)
     this.sendFirmwareStatus({ rollout_id: offer.rollout_id, release_id: offer.release_id, state: 'failed', error: 'this device takes no firmware offers (its agent has no firmware handler)' })

@@ -110,7 +110,9 @@ describe('device agent firmware offers', () => {
   it('downloads, checks and installs an offer, reporting each step in order with its progress', async () => {
     const l = await link()
     const emitted: FirmwareStatus[] = []
+    const offers: unknown[] = []
     agent!.on('firmware', (status) => emitted.push(status))
+    agent!.on('offer', (received) => offers.push(received))
     l.send(offerFor(image))
     const statuses = await statusesUntil(l, 'installed', 'failed')
     const steps = statuses.map(step)
@@ -120,6 +122,7 @@ describe('device agent firmware offers', () => {
     expect(downloading).toEqual([...downloading].sort((a, b) => a - b))
     expect(statuses.every((s) => s.rollout_id === 'ro-1' && s.release_id === 'rel-2')).toBe(true)
     expect(emitted).toEqual(statuses.map(({ type: _, ...status }) => status))
+    expect(offers).toEqual([offer])
     expect(handler.installs).toHaveLength(1)
     expect(handler.installs[0]!.image.equals(image)).toBe(true)
     expect(handler.installs[0]!.offer).toEqual(offer)
