@@ -1,0 +1,194 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findNginx, LocalCluster, type LocalInstance } from '../../src/cluster/local-cluster.js'
+import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
+import { signImage } from '../../src/firmware/sign-image.js'
+import { startSimulation, type Simulation, type SimulatedMachine } from '../../src/sim/simulation.js'
+import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
+import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
+import { assertBuilt, CLI } from '../helpers/server-process.js'
+
+const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
+const MACHINES = 30
+const runnable = !!findNginx() && DIALECTS.includes('postgres') && (await natsReachable('the three-instance rollout test'))
+const keys = generateFirmwareKeys()
+const OPERATOR = { id: 'test', username: 'test', role: 'admin' }
+
+interface OfferSeen {
+  deviceId: string
+  rolloutId: string
+  /** The machine's task state when the offer arrived. */
+  taskState: string | undefined
+}
+
+/**
+ * §14 across three instances behind nginx (§13): a rollout over 30 simulated machines, 3 of them
+ * failing their install and 5 placing parts when their stage opens, with one instance killed on
+ * the way. It pauses on the failure threshold, is resumed, and completes; no offer ever reaches a
+ * machine while its task runs, and no machine is offered the release twice.
+ */
+describe.skipIf(!runnable)('a rollout on three instances behind nginx', () => {
+  let cluster: LocalCluster
+  let sim: Simulation | undefined
+  let token: string
+  const prefix = `rc${process.pid}-`
+  const failing = [`${prefix}01`, `${prefix}02`, `${prefix}03`]
+
+  beforeAll(async () => {
+    assertBuilt()
+    cluster = new LocalCluster({
+      instances: 3,
+      postgresUrl: TEST_POSTGRES_URL,
+      natsUrl: TEST_NATS_URL,
+      port: 0,
+      cli: CLI,
+      env: {
+        CLOUD_AUTH_USERS: JSON.stringify(USERS),
+        PLATFORM_CONSOLE_TOKEN: 'rollout-cluster-token',
+        FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey),
+        ROLLOUT_STEP_TIMEOUT_SECONDS: '60',
+        LOG_LEVEL: 'warn',
+      },
+    })
+    await cluster.start()
+    const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }) })
+    token = `Bearer ${((await login.json()) as { token: string }).token}`
+  }, 120_000)
+  afterAll(async () => {
+    await sim?.stop()
+    await cluster?.stop()
+  }, 60_000)
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${cluster.url}${path}`, {
+      method,
+      headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: res.status, body: (await res.json()) as any } // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+
+  async function holders(): Promise<Map<string, string | null>> {
+    const client = new pg.Client({ connectionString: cluster.database!.url })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ device_id: string; link_instance: string | null }>('select device_id, link_instance from devices where device_id like $1', [`${prefix}%`])
+      return new Map(rows.map((r) => [r.device_id, r.link_instance]))
+    } finally {
+      await client.end()
+    }
+  }
+
+  /** Starts a long task on the machine (100 items at 400 ms each). */
+  async function startLongTask(m: SimulatedMachine): Promise<void> {
+    const items = Array.from({ length: 100 }, (_, i) => ({ component: `R${i}`, x: i, y: i, angle: 0 }))
+    const order = await m.machine.routes.dispatch({ method: 'POST', path: '/orders', query: {}, body: { name: 'long board', items }, user: OPERATOR })
+    const orderId = (order.data as { order: { id: string } }).order.id
+    const started = await m.machine.routes.dispatch({ method: 'POST', path: '/tasks/start', query: {}, body: { order_id: orderId }, user: OPERATOR })
+    expect(started.status).toBe(200)
+  }
+
+  it('pauses on the threshold, resumes, survives a SIGKILL and completes, never offering to a machine placing parts', { timeout: 240_000 }, async () => {
+    sim = await startSimulation({
+      url: cluster.url,
+      devices: MACHINES,
+      prefix,
+      keysFile: null,
+      heartbeatSeconds: 5,
+      failFirmware: failing,
+      firmwareInstallMs: 300,
+      machine: { placeMsPerItem: 400 },
+    })
+    await sim.registered()
+    const byId = new Map(sim.machines.map((m) => [m.deviceId, m]))
+    const offers: OfferSeen[] = []
+    const taskChecks = new Map<string, number>()
+    for (const m of sim.machines) {
+      m.agent.on('offer', (offer) => offers.push({ deviceId: m.deviceId, rolloutId: offer.rollout_id, taskState: m.machine.tasks.current()?.state }))
+      m.agent.on('request', (frame) => {
+        if (frame.path === '/tasks/current') taskChecks.set(m.deviceId, (taskChecks.get(m.deviceId) ?? 0) + 1)
+      })
+    }
+
+    const release = signImage({
+      payload: Buffer.from('controller 4.0.0 '.repeat(2000)),
+      version: { major: 4, minor: 0, revision: 0, build_num: 400 },
+      product: { magic: 'PNP-SLAVE', hw_version: 3, fw_version: 7, git_sha: 'c0ffee1', timestamp: '2026-11-26T00:00:00Z' },
+      signingKey: keys.signing.privateKey,
+      signerCert: keys.signerCert,
+      release: `${prefix}fw-4.0.0`,
+    })
+    const form = new FormData()
+    form.append('image', new Blob([release.image]), 'system.bin')
+    form.append('manifest', JSON.stringify(release.manifest))
+    expect((await fetch(`${cluster.url}/api/v1/admin/firmware/slave/releases`, { method: 'POST', body: form, headers: { authorization: token } })).status).toBe(201)
+
+    const ids = sim.machines.map((m) => m.deviceId)
+    const created = await api('POST', '/api/v1/admin/firmware/slave/rollouts', { release_id: `${prefix}fw-4.0.0`, devices: ids, stages: [10, 50, 100], max_failure_ratio: 0.05 })
+    expect(created.status).toBe(201)
+    const rolloutId: string = created.body.rollout.rollout_id
+    const members = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}?limit=1000`)).body.devices as { device_id: string; stage: number }[]
+    // Five machines of the last stage are placing parts by the time it opens.
+    const busy = members.filter((d) => d.stage === 2 && !failing.includes(d.device_id)).slice(0, 5).map((d) => d.device_id)
+    expect(busy).toHaveLength(5)
+    for (const id of busy) await startLongTask(byId.get(id)!)
+
+    let pauses = 0
+    let killed: string | undefined
+    let stoppedTasks = false
+    let stage2OpenedChecks: Map<string, number> | undefined
+    const started = Date.now()
+    await expect
+      .poll(
+        async () => {
+          const { rollout } = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}`)).body
+          if (rollout.state === 'paused') {
+            pauses++
+            if (!killed) {
+              // Kill the instance holding the most links while the rollout waits; resume on the others.
+              const count = new Map<string, number>()
+              for (const holder of (await holders()).values()) if (holder) count.set(holder, (count.get(holder) ?? 0) + 1)
+              const victimId = [...count].sort((a, b) => b[1] - a[1])[0]![0]
+              killed = victimId
+              await cluster.kill(cluster.instances.find((i) => i.id === victimId) as LocalInstance)
+            }
+            expect((await api('POST', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}/resume`)).status).toBe(200)
+          }
+          if (rollout.stage === 2 && !stoppedTasks) {
+            stage2OpenedChecks ??= new Map(busy.map((id) => [id, taskChecks.get(id) ?? 0]))
+            // Once each busy machine was asked (and said its task runs), its operator stops the task.
+            if (busy.every((id) => (taskChecks.get(id) ?? 0) > stage2OpenedChecks!.get(id)!)) {
+              for (const id of busy) expect((await byId.get(id)!.machine.routes.dispatch({ method: 'POST', path: '/tasks/stop', query: {}, body: null, user: OPERATOR })).status).toBe(200)
+              stoppedTasks = true
+            }
+          }
+          return rollout.state
+        },
+        { timeout: 200_000, interval: 250 },
+      )
+      .toBe('completed')
+    const seconds = (Date.now() - started) / 1000
+
+    const final = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}?limit=1000`)).body
+    expect(final.rollout.counts).toMatchObject({ installed: MACHINES - failing.length, failed: failing.length, waiting: 0, pending: 0 })
+    for (const d of final.devices) expect(d.state).toBe(failing.includes(d.device_id) ? 'failed' : 'installed')
+    expect(pauses).toBeGreaterThanOrEqual(1)
+    expect(killed).toBeDefined()
+
+    const duringTasks = offers.filter((o) => o.taskState === 'running' || o.taskState === 'paused')
+    expect(duringTasks).toEqual([])
+    const perMachine = new Map<string, number>()
+    for (const o of offers.filter((x) => x.rolloutId === rolloutId)) perMachine.set(o.deviceId, (perMachine.get(o.deviceId) ?? 0) + 1)
+    expect([...perMachine.values()].filter((n) => n > 1)).toEqual([])
+    expect(perMachine.size).toBe(MACHINES)
+
+    // The release became the active one, and the machines report it in their heartbeats.
+    const releases = (await api('GET', '/api/v1/admin/firmware/slave/releases')).body.releases as { release_id: string; state: string }[]
+    expect(releases.find((r) => r.release_id === `${prefix}fw-4.0.0`)?.state).toBe('active')
+    await expect.poll(async () => (await api('GET', `/api/v1/devices/${busy[0]}`)).body.device.last_status?.firmware, { timeout: 15_000 }).toBe(release.manifest.display_version)
+    console.log(
+      `rollout cluster: ${MACHINES} machines on 3 instances (one killed: ${killed}), ${pauses} automatic pause(s), ${offers.length} offers (${duringTasks.length} while a task ran), ` +
+        `busy machines asked ${busy.map((id) => taskChecks.get(id)).join('/')} times, completed in ${seconds.toFixed(1)} s`,
+    )
+  })
+})
