@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { serve } from '../server.js'
 import { startSimulation } from '../sim/simulation.js'
+import { demoFirmwareKeys, startDemoRollout } from './demo-rollout.js'
 
 const DEMO_USERS = {
   admin: { password: 'admin', role: 'admin', display_name: 'Administrator' },
@@ -11,11 +12,16 @@ const DEMO_USERS = {
 
 /**
  * `fleetgate demo`: the server on the embedded default plus 3 simulated machines and 5
- * platform devices, for a five-minute tour. Stops on SIGINT/SIGTERM.
+ * platform devices, and a firmware rollout over the machines that pauses by itself (one is set
+ * to fail), for a five-minute tour. Stops on SIGINT/SIGTERM.
  */
 export async function runDemoCommand(_argv: string[]): Promise<number> {
   const env = { ...process.env }
+  const demoUsers = env.CLOUD_AUTH_USERS === undefined
   env.CLOUD_AUTH_USERS ??= JSON.stringify(DEMO_USERS)
+  // A key pair for this run only signs the demo release (unless a root key of your own is configured).
+  const firmware = env.FIRMWARE_ROOT_PUBKEY === undefined ? demoFirmwareKeys() : undefined
+  if (firmware) env.FIRMWARE_ROOT_PUBKEY = firmware.rootPem
   env.PLATFORM_CONSOLE_TOKEN ??= `demo-${randomBytes(9).toString('base64url')}`
   env.LOG_LEVEL ??= 'warn'
   const app = await serve(env)
@@ -26,11 +32,17 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
     devices: 3,
     platform: 5,
     consoleToken: env.PLATFORM_CONSOLE_TOKEN,
+    // The last machine fails every firmware install: the demo rollout pauses by itself.
+    failFirmware: ['pnp-03'],
     // Kept beside the database: the server trusts each machine's first key for good.
     keysFile: path.join(env.DATA_DIR ?? './data', 'demo-sim-keys.json'),
     log: (level, message) => console.log(`[sim] ${level}: ${message}`),
   })
   await sim.registered()
+  const rollout =
+    firmware && demoUsers
+      ? await startDemoRollout(url, { username: 'admin', password: DEMO_USERS.admin.password }, firmware.keys).catch((err: Error) => `no demo rollout: ${err.message}`)
+      : 'no demo rollout: FIRMWARE_ROOT_PUBKEY or CLOUD_AUTH_USERS is your own'
   console.log(`
 fleetgate demo is running
   web console     ${url}/          (open it in a browser; sign in as admin / admin)
@@ -40,6 +52,7 @@ fleetgate demo is running
   console token   ${env.PLATFORM_CONSOLE_TOKEN}   (X-Console-Token for /api/admin)
   machines        ${sim.machines.map((m) => m.deviceId).join(', ')}
   platform        ${sim.platformDevices.length} HTTP-polling devices
+  firmware        ${rollout}
 Press Ctrl-C to stop.`)
   const stop = async () => {
     await sim.stop()
