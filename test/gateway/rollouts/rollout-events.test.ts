@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SseClient } from '../../events/sse-client.js'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { linkMachine, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
 describe.each(DIALECTS)('rollout events on %s', (dialect) => {
   let t: RolloutApp
@@ -31,7 +31,7 @@ describe.each(DIALECTS)('rollout events on %s', (dialect) => {
     expect(first.data).toMatchObject({ release_id: releaseId, state: 'running', stage: 0, counts: { waiting: 1 } })
     expect(typeof first.data.at).toBe('number')
 
-    const offer = await machine.next((f) => f.type === 'firmware-offer')
+    const offer = await offerTo(machine)
     const offered = await admin.next('rollout-device', (d) => d.device_id === id && d.state === 'offered')
     expect(offered.data).toMatchObject({ rollout_id: created.rollout_id, stage: 0, progress: null, error: null })
     report(machine, offer, 'downloading', { progress: 50 })

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { linkMachine, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { isOffer, linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
-const isOffer = (f: Record<string, unknown>) => f.type === 'firmware-offer'
 
 describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => {
   let t: RolloutApp
@@ -35,7 +34,7 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     const rollout = created.body.rollout
     expect(rollout).toMatchObject({ release_id: releaseId, state: 'running', stage: 0, stages: [100], targeted: 2, max_failure_ratio: 0.1, soak_seconds: 0 })
 
-    const offer = await idle.next(isOffer)
+    const offer = await offerTo(idle)
     expect(offer).toMatchObject({
       rollout_id: rollout.rollout_id,
       release_id: releaseId,
@@ -53,7 +52,7 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     await expect.poll(() => machineState(rollout.rollout_id, deviceIdOf(idle)), { timeout: 5000 }).toBe('installed')
 
     task = 'done'
-    const second = await busy.next(isOffer)
+    const second = await offerTo(busy)
     report(busy, second, 'installed')
     await expect.poll(async () => (await detail(rollout.rollout_id)).rollout.state, { timeout: 5000 }).toBe('completed')
     const releases = (await (await fetch(`${t.url}/api/v1/admin/firmware/slave/releases`, { headers: { authorization: t.admin } })).json()) as {
@@ -75,7 +74,7 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     expect(first).toHaveLength(2)
     for (const [i, d] of first.entries()) {
       const m = linked[ids.indexOf(d.device_id)]!
-      const offer = await m.next(isOffer)
+      const offer = await offerTo(m)
       report(m, offer, i === 0 ? 'failed' : 'installed', i === 0 ? { error: 'flash write failed' } : {})
     }
     // 1 failed of 2 = 0.5 > 0.4
@@ -89,10 +88,29 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     expect(resumed.body.rollout.state).toBe('running')
     for (const d of rows.filter((r: { stage: number }) => r.stage === 1)) {
       const m = linked[ids.indexOf(d.device_id)]!
-      report(m, await m.next(isOffer), 'installed')
+      report(m, await offerTo(m), 'installed')
     }
     await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('completed')
     expect((await t.api('POST', `/${rolloutId}/pause`)).status).toBe(409)
+  })
+
+  it('opens the next stage only after soak_seconds, and its machines are then offered at once', async () => {
+    const releaseId = await t.upload(104)
+    const ids = [uniqueDeviceId('soak'), uniqueDeviceId('soak')]
+    const linked = await Promise.all(ids.map((id) => link(id)))
+    const created = await t.api('POST', '', { release_id: releaseId, devices: ids, stages: [50, 100], soak_seconds: 1.5 })
+    const rolloutId = created.body.rollout.rollout_id
+    const first = (await detail(rolloutId)).devices[0].device_id as string
+    const firstMachine = linked[ids.indexOf(first)]!
+    const secondMachine = linked[1 - ids.indexOf(first)]!
+    report(firstMachine, await offerTo(firstMachine), 'installed')
+    const endedAt = Date.now()
+    const second = await offerTo(secondMachine)
+    const waited = Date.now() - endedAt
+    expect(waited).toBeGreaterThanOrEqual(1400)
+    expect((await detail(rolloutId)).rollout.stage).toBe(1)
+    report(secondMachine, second, 'installed')
+    await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('completed')
   })
 
   it('fails a machine silent past the step time-out, and the stage still ends', async () => {
@@ -101,7 +119,7 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     const m = await link(id)
     const created = await t.api('POST', '', { release_id: releaseId, devices: [id], stages: [100], max_failure_ratio: 1 })
     const rolloutId = created.body.rollout.rollout_id
-    const offer = await m.next(isOffer)
+    const offer = await offerTo(m)
     report(m, offer, 'downloading', { progress: 5 })
     await m.close()
     await expect.poll(() => machineState(rolloutId, id), { timeout: 8000 }).toBe('failed')

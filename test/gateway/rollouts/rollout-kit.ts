@@ -75,3 +75,11 @@ export async function linkMachine(app: GatewayApp, deviceId: string, state: () =
 export function report(device: RawDevice, offer: Record<string, unknown>, state: string, extra: Record<string, unknown> = {}): void {
   device.send({ type: 'firmware-status', rollout_id: offer.rollout_id, release_id: offer.release_id, state, ...extra })
 }
+
+export const isOffer = (f: Record<string, unknown>) => f.type === 'firmware-offer'
+
+/** The first offer the machine received, already or to come. */
+export const offerTo = (device: RawDevice): Promise<Record<string, unknown>> => {
+  const seen = device.received.find(isOffer)
+  return seen ? Promise.resolve(seen) : device.next(isOffer)
+}

@@ -4,9 +4,8 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DIALECTS, testDatabase, type TestDatabase } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { linkMachine, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { isOffer, linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
-const isOffer = (f: Record<string, unknown>) => f.type === 'firmware-offer'
 
 describe.each(DIALECTS)('a rollout across a server restart on %s', (dialect) => {
   let database: TestDatabase
@@ -29,7 +28,7 @@ describe.each(DIALECTS)('a rollout across a server restart on %s', (dialect) => 
     const before = await Promise.all(ids.map((id) => linkMachine(first, id)))
     open.machines.push(...before)
     const rolloutId = (await first.api('POST', '', { release_id: releaseId, devices: ids, stages: [100] })).body.rollout.rollout_id
-    const offers = await Promise.all(before.map((m) => m.next(isOffer)))
+    const offers = await Promise.all(before.map((m) => offerTo(m)))
     report(before[0]!, offers[0]!, 'installed')
     report(before[1]!, offers[1]!, 'downloading', { progress: 30 })
     await expect
