@@ -2,6 +2,7 @@
  * Every error code the server answers (contract §2), with its status: the one table. Route
  * handlers throw `AppError`; the HTTP error handler turns it into `{success:false, error, message, ...extra}`.
  * The device link's in-flight limit (64 per device) answers `server_busy`: the contract has no `device_busy`.
+ * A dependency outage (PostgreSQL or NATS unreachable) answers `service_unavailable`, never `internal`.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -24,13 +25,18 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   not_configured: 503,
   server_busy: 503,
+  service_unavailable: 503,
   device_timeout: 504,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof ERROR_STATUS
 
-/** `Retry-After` for codes that promise one, when the error does not carry its own `retry_after`. */
-export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { server_busy: 1 }
+/**
+ * `Retry-After` for codes that promise one, when the error does not carry its own `retry_after`.
+ * `service_unavailable` (the database or NATS cannot be reached): an instance recovers within
+ * about a second of its dependency's return, so a client retrying every 2 s costs little.
+ */
+export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { server_busy: 1, service_unavailable: 2 }
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { NatsConnection, Subscription } from 'nats'
 import { drainNats } from '../nats/connect-nats.js'
+import { NatsConnectionWatch } from '../nats/connection-watch.js'
 import type { EventBus, EventListener } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
@@ -18,6 +19,7 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   private readonly subscription: Subscription
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
+  private readonly connection: NatsConnectionWatch
 
   constructor(
     private readonly nc: NatsConnection,
@@ -25,6 +27,7 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     /** Whether a message received is an event of ours (one of the kinds, with their data). */
     private readonly isEvent: (value: unknown) => value is E,
   ) {
+    this.connection = new NatsConnectionWatch(nc)
     this.subscription = nc.subscribe(EVENTS_SUBJECT, {
       callback: (err, msg) => {
         if (err) return this.log.error({ err }, 'NATS event subscription failed')
@@ -36,7 +39,9 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
 
   publish(event: E): void {
     this.local.publish(event)
-    if (this.nc.isClosed()) return
+    // While NATS is down the client would buffer every event, without bound, and deliver them
+    // late: the other instances' streams miss them instead (as after any reconnect of a stream).
+    if (!this.connection.connected) return
     try {
       this.nc.publish(EVENTS_SUBJECT, this.encoder.encode(JSON.stringify(event)))
     } catch (err) {

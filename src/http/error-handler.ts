@@ -28,13 +28,16 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 }
 
+const causeOf = (error: AppError) => (error.cause instanceof Error ? { cause: error.cause.message || String((error.cause as { code?: unknown }).code) } : {})
+
 /** One error body everywhere: `{success:false, error, message, ...}`. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       // Operational errors (device gone, busy, silent) are logged by code: their stack trace is
       // always the same, and formatting it for every 503 of an overloaded device made overload worse.
-      if (error.statusCode >= 500) request.log.error({ code: error.code, status: error.statusCode, url: request.url, reqId: request.id }, error.message)
+      // A dependency outage names its cause (connect ECONNREFUSED …) for the operator, not for the client.
+      if (error.statusCode >= 500) request.log.error({ code: error.code, status: error.statusCode, url: request.url, reqId: request.id, ...causeOf(error) }, error.message)
       const retryAfter = typeof error.extra.retry_after === 'number' ? error.extra.retry_after : RETRY_AFTER_SECONDS[error.code]
       if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
       return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra))

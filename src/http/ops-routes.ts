@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { errorBody } from '../errors.js'
+import { errorBody, RETRY_AFTER_SECONDS } from '../errors.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { withTimeout } from '../lib/time.js'
 
@@ -24,7 +24,10 @@ export async function opsRoutes(app: FastifyInstance, { metrics, readiness, inst
         }
       }),
     )
-    if (failed.length > 0) return reply.status(503).send(errorBody('not_configured', `Not ready: ${failed.join(', ')} unreachable`, { failed, instance: instanceId }))
+    if (failed.length > 0) {
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS.service_unavailable))
+      return reply.status(503).send(errorBody('service_unavailable', `Not ready: ${failed.join(', ')} unreachable`, { failed, instance: instanceId }))
+    }
     return { success: true, status: 'ready', instance: instanceId }
   })
 

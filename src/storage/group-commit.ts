@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from './unreachable-database.js'
+
 export interface GroupCommitOptions<T> {
   /** Writes the items in one transaction, all or nothing. */
   commit(items: T[]): Promise<void>
@@ -30,7 +32,10 @@ const DEFAULT_MAX_GROUP = 64
  * Group commit: items submitted while the writers are busy are committed together, in
  * submission order, by the next free writer; fewer, larger transactions rewrite the same hot
  * index pages far less often. Each submitter's promise resolves only after its item is
- * committed. A group that fails is retried item by item, so one bad item fails only itself.
+ * committed. A group that fails is retried item by item, so one bad item fails only itself;
+ * a database that cannot be reached fails the group and every item waiting, at once (see `failAll`).
+ * A submission that rejected was not committed, with one exception no client can avoid: a
+ * connection lost during COMMIT leaves the outcome unknown (PostgreSQL may have committed).
  */
 export class GroupCommit<T> {
   private readonly queue: Waiter<T>[] = []
@@ -84,8 +89,8 @@ export class GroupCommit<T> {
           await this.options.commit(group.map((w) => w.item))
           for (const { resolve } of group) resolve()
         } catch (err) {
-          if (group.length === 1) group[0]!.reject(err)
-          else for (const waiter of group) await this.commitAlone(waiter)
+          if (group.length === 1 || isDatabaseUnavailable(err)) this.failAll(group, err)
+          else await this.commitOneByOne(group)
         }
       }
     } finally {
@@ -93,11 +98,32 @@ export class GroupCommit<T> {
     }
   }
 
-  private async commitAlone({ item, resolve, reject }: Waiter<T>): Promise<void> {
-    try {
-      await this.options.commit([item])
-      resolve()
-    } catch (err) {
+  /** After a failed group: each item alone, so only a bad item fails; an outage fails the rest at once. */
+  private async commitOneByOne(group: Waiter<T>[]): Promise<void> {
+    for (let i = 0; i < group.length; i++) {
+      const { item, resolve, reject } = group[i]!
+      try {
+        await this.options.commit([item])
+        resolve()
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) return this.failAll(group.slice(i), err)
+        reject(err)
+      }
+    }
+  }
+
+  /**
+   * Fails every item of the group with `err`. When the database cannot be reached, the items
+   * still waiting would only wait on it too: they fail now with the same error (503
+   * `service_unavailable`, retry later), so an outage holds no memory and no submitter waits
+   * out a connect time-out per group.
+   */
+  private failAll(group: Waiter<T>[], err: unknown): void {
+    for (const { reject } of group) reject(err)
+    if (!isDatabaseUnavailable(err)) return
+    const waiting = this.queue.splice(0)
+    for (const { weight, reject } of waiting) {
+      this.queued -= weight
       reject(err)
     }
   }

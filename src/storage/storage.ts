@@ -16,6 +16,7 @@ import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js'
 import type { Database } from './database.js'
 import { migrationsFor } from './migrations/index.js'
 import type { MigrationContext } from './migrations/migration-context.js'
+import { reportingUnreachableAsUnavailable } from './unreachable-database.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 export type Db = Kysely<Database>
@@ -46,7 +47,7 @@ export interface Storage {
    * ends or the session dies. SQLite: one process owns the file, so `fn` just runs.
    */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>
-  /** Throws when the database cannot be reached. */
+  /** Throws when the database cannot be reached (on PostgreSQL, `databaseUnavailable`). */
   ping(): Promise<void>
   migrate(): Promise<void>
   close(): Promise<void>
@@ -111,7 +112,13 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   })
-  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) })
+  // A client checked out of the pool has no listener of the pool's: when its connection ends
+  // (the server stops, the network drops) between two statements of a transaction, pg emits
+  // 'error' on it, which unheard would crash the process. The statements report the loss
+  // themselves, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined))
+  // A server that cannot be reached surfaces as 503 `service_unavailable`, never as a 500.
+  return new Kysely<Database>({ dialect: reportingUnreachableAsUnavailable(new CurrentSchemaPostgresDialect({ pool })) })
 }
 
 export async function openStorage(target: DatabaseTarget): Promise<Storage> {

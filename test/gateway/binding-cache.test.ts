@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BindingCache } from '../../src/gateway/devices/binding-cache.js'
+import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
 import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from './helpers/gateway-app.js'
 import { machine, OPERATOR } from './helpers/machine.js'
@@ -112,6 +113,25 @@ describe('BindingCache', () => {
     await kept.isBound('alice', 'pnp-1', load)
     await kept.isBound('alice', 'pnp-1', load)
     expect(loads).toBe(5)
+  })
+
+  it('answers from an expired entry while the database cannot be reached, unless the binding was removed or found gone', async () => {
+    const cache = new BindingCache(0)
+    const outage = async (): Promise<boolean> => {
+      throw databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))
+    }
+    const unavailable = { code: 'service_unavailable' }
+    for (const [user, device] of [['alice', 'pnp-1'], ['bob', 'pnp-1'], ['carol', 'pnp-2']]) await cache.isBound(user!, device!, async () => true)
+    expect(cache.knownBound('alice', 'pnp-1')).toBe(false)
+    expect(await cache.isBound('alice', 'pnp-1', outage)).toBe(true)
+    // Never seen, removed since, or found unbound by the last lookup: the outage shows.
+    await expect(cache.isBound('dave', 'pnp-1', outage)).rejects.toMatchObject(unavailable)
+    cache.remove({ device_id: 'pnp-1', username: 'bob' })
+    await expect(cache.isBound('bob', 'pnp-1', outage)).rejects.toMatchObject(unavailable)
+    expect(await cache.isBound('carol', 'pnp-2', async () => false)).toBe(false)
+    await expect(cache.isBound('carol', 'pnp-2', outage)).rejects.toMatchObject(unavailable)
+    // Any other failure is not an outage: it is never covered up.
+    await expect(cache.isBound('alice', 'pnp-1', async () => Promise.reject(new Error('syntax error')))).rejects.toThrow('syntax error')
   })
 })
 

@@ -19,6 +19,7 @@ const CONTRACT_CODES = {
   upstream_unavailable: 502,
   not_configured: 503,
   server_busy: 503,
+  service_unavailable: 503,
   device_timeout: 504,
   internal: 500,
   range_not_satisfiable: 416,

@@ -3,7 +3,7 @@ import { DIALECTS } from '../helpers/dialects.js'
 import { loginAs, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** The 5xx answers the contract allows (a device or service elsewhere is missing or slow). */
-const EXPECTED_5XX = new Set(['device_unavailable', 'bad_device_response', 'upstream_unavailable', 'not_configured', 'device_timeout', 'server_busy'])
+const EXPECTED_5XX = new Set(['device_unavailable', 'bad_device_response', 'upstream_unavailable', 'not_configured', 'device_timeout', 'server_busy', 'service_unavailable'])
 
 const HOSTILE_BODIES: { name: string; payload: string; type?: string }[] = [
   { name: 'empty object', payload: '{}' },

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { GroupCommit, type GroupCommitOptions } from '../../src/storage/group-commit.js'
+import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
 
 /** A database stand-in: records each commit's items; a commit ends when the test says so. */
 function fakeDatabase(failWhen: (items: string[]) => boolean = () => false) {
@@ -124,5 +125,44 @@ describe('group commit', () => {
     const commits = groupCommit({ commit: db.commit, maxQueued: 10 })
     await commits.submit('huge', 50)
     expect(db.committed).toEqual(['huge'])
+  })
+
+  it('fails a group and every item waiting behind it at once when the database cannot be reached, holding nothing, and commits again once it is back', async () => {
+    let reachable = true
+    const attempts: string[][] = []
+    const commit = async (items: string[]) => {
+      attempts.push(items)
+      await nextTurn()
+      if (!reachable) throw databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))
+    }
+    const commits = groupCommit({ commit, maxGroup: 2 })
+    reachable = false
+    // `a` is committed alone; `b`…`e` wait behind it and would form two more groups.
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd', 'e'].map((item) => commits.submit(item, 1)))
+    expect(results.map((r) => r.status === 'rejected' && (r.reason as { code?: string }).code)).toEqual(Array(5).fill('service_unavailable'))
+    // No item-by-item retry and no further group: one attempt for the whole outage.
+    expect(attempts).toEqual([['a']])
+
+    // Nothing is held: a full queue's worth is taken again once the database is back.
+    reachable = true
+    await Promise.all(['f', 'g', 'h'].map((item) => commits.submit(item, 1)))
+    expect(attempts.slice(1).flat()).toEqual(['f', 'g', 'h'])
+  })
+
+  it('stops retrying a failed group item by item as soon as the database turns out to be unreachable', async () => {
+    let reachable = true
+    const attempts: string[][] = []
+    const commit = async (items: string[]) => {
+      attempts.push(items)
+      if (items.includes('bad')) {
+        reachable = false
+        throw new Error('constraint violated')
+      }
+      if (!reachable) throw databaseUnavailable(new Error('Connection terminated unexpectedly'))
+    }
+    const commits = groupCommit({ commit, gatherTurn: true })
+    const results = await Promise.allSettled(['bad', 'a', 'b'].map((item) => commits.submit(item, 1)))
+    expect(results.map((r) => (r.status === 'rejected' ? ((r.reason as { code?: string }).code ?? 'other') : 'ok'))).toEqual(['other', 'service_unavailable', 'service_unavailable'])
+    expect(attempts).toEqual([['bad', 'a', 'b'], ['bad'], ['a']])
   })
 })

@@ -26,9 +26,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     { schema: { tags, security, params: BindingParams, response: { 200: BindingDeleted } } },
     async (request) => {
       const { username, device_id } = request.params
-      const deleted = await bindings.unbind(username, device_id)
+      // The change and its audit record commit together: an outage between them cannot leave one without the other.
+      const deleted = await bindings.unbind(username, device_id, (tx, deleted) =>
+        writeAudit(tx, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } }),
+      )
       if (deleted) bindingRemovals.announce({ device_id, username })
-      await writeAudit(db, { actor: request.user!.username, action: 'binding.delete', outcome: deleted ? 'deleted' : 'not_found', device_id, detail: { username } })
       if (!deleted) throw notFound(`No binding of ${username} to ${device_id}`)
       deps.events.publish(bindingEvent(username, device_id, false))
       return { success: true, username, device_id, deleted: true }
@@ -40,9 +42,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     { schema: { tags, security, params: DeviceParams, response: { 200: DeviceForgotten } } },
     async (request) => {
       const { device_id } = request.params
-      const forgotten = await devices.forget(device_id)
+      const forgotten = await devices.forget(device_id, (tx, forgotten) =>
+        writeAudit(tx, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id }),
+      )
       bindingRemovals.announce({ device_id })
-      await writeAudit(db, { actor: request.user!.username, action: 'device.forget', outcome: forgotten ? 'forgotten' : 'not_found', device_id })
       if (!forgotten) throw notFound(`No device ${device_id}`)
       for (const username of forgotten.unbound) deps.events.publish(bindingEvent(username, device_id, false))
       // A forgotten device must not stay linked; 4401 tells it its identity is no longer accepted.
@@ -58,8 +61,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
     { schema: { tags, security, params: DeviceParams, response: { 200: KeyReset } } },
     async (request) => {
       const { device_id } = request.params
-      const reset = await devices.resetKey(device_id)
-      await writeAudit(db, { actor: request.user!.username, action: 'device.key_reset', outcome: reset ? 'reset' : 'not_found', device_id })
+      const reset = await devices.resetKey(device_id, (tx, reset) =>
+        writeAudit(tx, { actor: request.user!.username, action: 'device.key_reset', outcome: reset ? 'reset' : 'not_found', device_id }),
+      )
       if (!reset) throw notFound(`No device ${device_id}`)
       return { success: true, device_id, key_reset: true }
     },

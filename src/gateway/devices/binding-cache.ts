@@ -1,4 +1,5 @@
 import type { BindingRemoval, BindingWatcher } from '../../link/bus/binding-removals.js'
+import { isDatabaseUnavailable } from '../../storage/unreachable-database.js'
 
 const DEFAULT_TTL_MS = 30_000
 const DEFAULT_MAX_ENTRIES = 100_000
@@ -10,6 +11,10 @@ const DEFAULT_MAX_ENTRIES = 100_000
  * binding-removal channel (`BindingRemovals`), which calls `remove`. A lookup that raced with a
  * removal is not stored (generation check), and entries expire after `ttlMs` as a last resort
  * should an announcement be lost.
+ *
+ * While the database cannot be reached, an expired entry still answers: no binding can be
+ * removed meanwhile (removing one is a database write, announced when done), so it is the best
+ * answer there is, and requests for a linked device keep working through an outage of any length.
  */
 export class BindingCache implements BindingWatcher {
   /** Device id → username → expiry (ms). By device, so a lookup builds no key and a device's removal is one delete. */
@@ -25,19 +30,23 @@ export class BindingCache implements BindingWatcher {
 
   /** True when the binding is remembered and fresh; false means "ask `isBound`", not "unbound". */
   knownBound(username: string, deviceId: string): boolean {
-    const users = this.enabled ? this.bound.get(deviceId) : undefined
-    const expires = users?.get(username)
-    if (expires === undefined) return false
-    if (expires > Date.now()) return true
-    this.forget(deviceId, username)
-    return false
+    const expires = this.expiry(username, deviceId)
+    return expires !== undefined && expires > Date.now()
   }
 
   async isBound(username: string, deviceId: string, load: () => Promise<boolean>): Promise<boolean> {
     if (this.knownBound(username, deviceId)) return true
     const generation = this.generation
-    const result = await load()
+    let result: boolean
+    try {
+      result = await load()
+    } catch (err) {
+      // Remembered (though expired) and not removed since: still bound, as far as anyone can tell.
+      if (isDatabaseUnavailable(err) && generation === this.generation && this.expiry(username, deviceId) !== undefined) return true
+      throw err
+    }
     if (result && this.enabled && generation === this.generation) this.remember(deviceId, username)
+    else if (!result) this.forget(deviceId, username)
     return result
   }
 
@@ -61,6 +70,11 @@ export class BindingCache implements BindingWatcher {
 
   get size(): number {
     return this.enabled ? this.entries : 0
+  }
+
+  /** When the remembered binding expires (possibly in the past); undefined when not remembered or while disabled. */
+  private expiry(username: string, deviceId: string): number | undefined {
+    return this.enabled ? this.bound.get(deviceId)?.get(username) : undefined
   }
 
   private remember(deviceId: string, username: string): void {

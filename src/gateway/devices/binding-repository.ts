@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import { type Db } from '../../storage/storage.js'
+import { type Db, type Tx } from '../../storage/storage.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
@@ -59,8 +59,13 @@ export class BindingRepository {
     }
   }
 
-  async unbind(username: string, deviceId: string): Promise<boolean> {
-    const deleted = await this.db.deleteFrom('user_device_bindings').where('username', '=', username).where('device_id', '=', deviceId).executeTakeFirst()
-    return Number(deleted.numDeletedRows) === 1
+  /** True when the binding existed. `alongside` runs in the same transaction (the audit record): both are stored, or neither. */
+  async unbind(username: string, deviceId: string, alongside: (tx: Tx, deleted: boolean) => Promise<void> = async () => {}): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const result = await tx.deleteFrom('user_device_bindings').where('username', '=', username).where('device_id', '=', deviceId).executeTakeFirst()
+      const deleted = Number(result.numDeletedRows) === 1
+      await alongside(tx, deleted)
+      return deleted
+    })
   }
 }

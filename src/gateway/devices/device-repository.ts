@@ -5,7 +5,7 @@ import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import type { Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import { type Db } from '../../storage/storage.js'
+import { type Db, type Tx } from '../../storage/storage.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
@@ -155,18 +155,27 @@ export class DeviceRepository implements LinkStore {
     return pageOf(rows, q.limit)
   }
 
-  /** Removes the record, its key and its bindings; false when unknown, else the usernames it was bound to. */
-  async forget(deviceId: string): Promise<false | { unbound: string[] }> {
+  /**
+   * Removes the record, its key and its bindings; false when unknown, else the usernames it was
+   * bound to. `alongside` runs in the same transaction (the audit record): all is stored, or nothing.
+   */
+  async forget(deviceId: string, alongside: (tx: Tx, forgotten: boolean) => Promise<void> = async () => {}): Promise<false | { unbound: string[] }> {
     return this.db.transaction().execute(async (trx) => {
       const unbound = await trx.deleteFrom('user_device_bindings').where('device_id', '=', deviceId).returning('username').execute()
       const deleted = await trx.deleteFrom('devices').where('device_id', '=', deviceId).executeTakeFirst()
-      return Number(deleted.numDeletedRows) === 1 && { unbound: unbound.map((b) => b.username) }
+      const forgotten = Number(deleted.numDeletedRows) === 1
+      await alongside(trx, forgotten)
+      return forgotten && { unbound: unbound.map((b) => b.username) }
     })
   }
 
-  /** Forgets the key: the next registration's key is trusted. False when unknown. */
-  async resetKey(deviceId: string): Promise<boolean> {
-    const updated = await this.db.updateTable('devices').set({ key_hash: null }).where('device_id', '=', deviceId).executeTakeFirst()
-    return Number(updated.numUpdatedRows) === 1
+  /** Forgets the key: the next registration's key is trusted. False when unknown. `alongside`: as for `forget`. */
+  async resetKey(deviceId: string, alongside: (tx: Tx, reset: boolean) => Promise<void> = async () => {}): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx.updateTable('devices').set({ key_hash: null }).where('device_id', '=', deviceId).executeTakeFirst()
+      const reset = Number(updated.numUpdatedRows) === 1
+      await alongside(trx, reset)
+      return reset
+    })
   }
 }

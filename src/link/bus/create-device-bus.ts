@@ -28,13 +28,15 @@ export async function createDeviceBus(
   if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId), bindingRemovals: new InProcessBindingRemovals() }
   // noAsyncTraces: otherwise every request builds an Error (stack trace) up front, just in case it times out.
   const connection = await connectNats(natsUrl, 'fleetgate', { noAsyncTraces: true })
+  const bus = new NatsDeviceBus(connection, registry, aliveMs, log, instanceId)
   return {
-    bus: new NatsDeviceBus(connection, registry, aliveMs, log, instanceId),
+    bus,
     bindingRemovals: new NatsBindingRemovals(connection, instanceId, log),
     readiness: {
       name: 'nats',
       async check() {
-        if (connection.isClosed()) throw new Error('NATS connection closed')
+        // Not ready at once while the client reconnects (a flush would wait for the server's return).
+        if (!bus.connected) throw new Error('NATS unreachable')
         await connection.flush()
       },
     },

@@ -11,8 +11,9 @@ export type DeviceAnswer = Pick<ResponseFrame, 'status' | 'data'>
 export interface DeviceRouting {
   /**
    * Forwards `call` and resolves with the device's answer. Rejects with an `AppError`:
-   * `device_unavailable` (not linked, or the link closed), `server_busy` (64 in flight) or
-   * `device_timeout` (no answer within `timeoutMs`).
+   * `device_unavailable` (not linked, or the link closed), `server_busy` (64 in flight),
+   * `device_timeout` (no answer within `timeoutMs`) or `service_unavailable` (the device is not
+   * linked here and the other instances cannot be reached: NATS is down).
    */
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>
   /** Live state of the devices linked anywhere; a device absent from the map is not linked. */

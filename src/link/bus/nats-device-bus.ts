@@ -15,6 +15,13 @@ import { withTimeout } from '../../lib/time.js'
 const REQUEST_MARGIN_MS = 1000
 const CONTROL_TIMEOUT_MS = 2000
 const LIVE_TIMEOUT_MS = 1000
+/**
+ * After NATS comes back, every instance re-subscribes when its own client reconnects, each
+ * within about a second (reconnect wait plus jitter) of the server's return. Meanwhile "no
+ * responders" may only mean the holder has not re-subscribed yet: it answers 503
+ * `service_unavailable` (retry), not 502 `device_unavailable`.
+ */
+const RESUBSCRIBE_GRACE_MS = 3000
 const PASSED_THROUGH: ReadonlySet<string> = new Set<AppErrorCode>(['device_unavailable', 'server_busy', 'device_timeout', 'bad_device_response', 'payload_too_large'])
 
 type RequestMessage = { call: DeviceCall; timeout_ms: number }
@@ -54,7 +61,7 @@ export class NatsDeviceBus implements DeviceBus {
       const message: RequestMessage = { call, timeout_ms: timeoutMs }
       reply = (await this.rpc.request(natsSubjects.request(deviceId), message, timeoutMs + REQUEST_MARGIN_MS)) as RequestReply
     } catch (err) {
-      throw busError(deviceId, err, timeoutMs)
+      throw this.busError(deviceId, err, timeoutMs)
     }
     if ('answer' in reply) return reply.answer
     const code = PASSED_THROUGH.has(reply.error) ? (reply.error as AppErrorCode) : 'device_unavailable'
@@ -86,6 +93,8 @@ export class NatsDeviceBus implements DeviceBus {
    * claim and waits until the server has it: every instance subscribed by then receives it.
    */
   async claim(deviceId: string, generation: number): Promise<void> {
+    // Nobody would hear the announcement now: refuse at once rather than after the time-out.
+    if (!this.connected) throw new Error('NATS is unreachable: the claim cannot be announced')
     if (!this.held.has(deviceId)) {
       this.held.set(deviceId, [
         this.rpc.serve(natsSubjects.request(deviceId), async (msg) => this.answerRequest(deviceId, msg as RequestMessage), this.onError),
@@ -94,6 +103,11 @@ export class NatsDeviceBus implements DeviceBus {
     }
     this.rpc.publish(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId, generation } satisfies ControlMessage)
     await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
+  }
+
+  /** Whether the NATS server can be reached right now (`/readyz`). */
+  get connected(): boolean {
+    return this.rpc.connection.connected
   }
 
   onTakeover(handler: (deviceId: string, generation: number) => void): void {
@@ -113,7 +127,7 @@ export class NatsDeviceBus implements DeviceBus {
     try {
       await this.rpc.request(natsSubjects.control(deviceId), { kind: 'disconnect', code, reason } satisfies ControlMessage, CONTROL_TIMEOUT_MS)
     } catch (err) {
-      if (codeOf(err) !== ErrorCode.NoResponders) throw busError(deviceId, err, CONTROL_TIMEOUT_MS)
+      if (codeOf(err) !== ErrorCode.NoResponders) throw this.busError(deviceId, err, CONTROL_TIMEOUT_MS)
     }
   }
 
@@ -150,6 +164,16 @@ export class NatsDeviceBus implements DeviceBus {
   }
 
   private readonly onError = (err: unknown) => this.log.error({ err }, 'NATS device bus error')
+
+  private busError(deviceId: string, err: unknown, timeoutMs: number): AppError {
+    const code = codeOf(err)
+    if (code === ErrorCode.Disconnect || code === ErrorCode.ConnectionClosed || (code === ErrorCode.NoResponders && this.rpc.connection.reconnectedWithin(RESUBSCRIBE_GRACE_MS))) {
+      const error = new AppError('service_unavailable', `Device ${deviceId} is not linked to this instance, and the other instances cannot be reached over NATS right now; retry shortly`)
+      error.cause = err
+      return error
+    }
+    return busError(deviceId, err, timeoutMs)
+  }
 }
 
 const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type Msg, type NatsConnection, type Subscription } from 'nats'
+import { NatsConnectionWatch } from '../../nats/connection-watch.js'
 import { natsSubjects } from './nats-subjects.js'
 
 /** Placeholder sent instead of a message larger than max_payload; the receiver fetches the chunks. */
@@ -30,20 +31,34 @@ export class NatsRpc {
   private inboxSubscription: Subscription | undefined
   private readonly waiting = new Map<string, { resolve(msg: Msg): void; reject(err: Error): void; timer: NodeJS.Timeout }>()
   private nextToken = 0
+  /** Whether the server can be reached: requests are refused at once while it cannot. */
+  readonly connection: NatsConnectionWatch
 
   constructor(
     private readonly nc: NatsConnection,
     /** A large message announced bigger than this is refused before anything is fetched. */
     private readonly maxMessageBytes = MAX_RPC_MESSAGE_BYTES,
-  ) {}
+  ) {
+    this.connection = new NatsConnectionWatch(nc)
+    // A reply cannot arrive while the connection is down, and one sent meanwhile may be lost:
+    // the requests waiting fail now rather than at their time-out.
+    this.connection.onChange((connected) => {
+      if (!connected) this.failWaiting(ErrorCode.Disconnect, 'NATS connection lost')
+    })
+  }
 
   async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
     const reply = await this.requestRaw(subject, this.encode(value), timeoutMs)
     return this.decode(reply.data, timeoutMs)
   }
 
-  /** Rejects with `code` NoResponders (nobody subscribed: the server's empty 503 reply) or Timeout. */
+  /**
+   * Rejects with `code` NoResponders (nobody subscribed: the server's empty 503 reply), Timeout,
+   * or Disconnect (the server cannot be reached now: at once, rather than buffered by the
+   * client until it reconnects and timed out meanwhile).
+   */
   private requestRaw(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+    if (!this.connection.connected) return Promise.reject(natsError(ErrorCode.Disconnect, 'NATS is unreachable'))
     this.inboxSubscription ??= this.nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => (err ? undefined : this.settle(msg)) })
     const token = (++this.nextToken).toString(36)
     return new Promise<Msg>((resolve, reject) => {
@@ -68,10 +83,14 @@ export class NatsRpc {
   /** Stops listening for replies; requests still waiting fail as timed out. */
   close(): void {
     this.inboxSubscription?.unsubscribe()
+    this.failWaiting(ErrorCode.Timeout, 'bus closed')
+  }
+
+  private failWaiting(code: string, message: string): void {
     for (const [token, entry] of this.waiting) {
       clearTimeout(entry.timer)
       this.waiting.delete(token)
-      entry.reject(natsError(ErrorCode.Timeout, 'bus closed'))
+      entry.reject(natsError(code, message))
     }
   }
 

@@ -1,0 +1,100 @@
+import pino from 'pino'
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { DeviceLink } from '../../src/link/device-link.js'
+import { createLinkMetrics } from '../../src/link/link-metrics.js'
+import type { AdmitVerdict, LinkStore } from '../../src/link/link-store.js'
+import { StatusWriter } from '../../src/link/status-writer.js'
+import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
+
+/** A device registry that can be cut off from its database; records what it wrote. */
+class UnreliableStore implements LinkStore {
+  reachable = true
+  readonly saved: string[][] = []
+  readonly closes: string[] = []
+
+  async admit(): Promise<AdmitVerdict> {
+    return 'accepted'
+  }
+  async claim(): Promise<number | undefined> {
+    return 1
+  }
+  async generations(): Promise<Map<string, number>> {
+    return new Map()
+  }
+  async saveStatus(links: readonly DeviceLink[]): Promise<void> {
+    this.check()
+    this.saved.push(links.map((l) => l.deviceId))
+  }
+  async linkClosed(link: DeviceLink): Promise<void> {
+    this.check()
+    this.closes.push(link.deviceId)
+  }
+  private check(): void {
+    if (!this.reachable) throw databaseUnavailable(new Error('connect ECONNREFUSED'))
+  }
+}
+
+const metrics = createLinkMetrics(new Registry(), { linked: () => 0, inFlight: () => 0 })
+/** A socket that never connects: the writer only reads a link's identity and heartbeat. */
+function idleSocket(): WebSocket {
+  const socket = new WebSocket('ws://127.0.0.1:1')
+  socket.on('error', () => undefined)
+  socket.terminate()
+  return socket
+}
+const linkOf = (deviceId: string) => {
+  const link = new DeviceLink({ linkId: `${deviceId}-link`, deviceId, hostname: 'h', ip: '127.0.0.1', version: '1' }, 1, idleSocket(), metrics)
+  link.lastHeartbeat = Date.now() / 1000
+  return link
+}
+
+describe('the link status writer while the database cannot be reached', () => {
+  const log = pino({ level: 'silent' })
+
+  it('writes the heartbeats of a failed flush with the next one', async () => {
+    const store = new UnreliableStore()
+    const writer = new StatusWriter(store, 60_000, log)
+    writer.mark(linkOf('a'))
+    writer.mark(linkOf('b'))
+    store.reachable = false
+    await writer.flush()
+    expect(store.saved).toEqual([])
+    store.reachable = true
+    await writer.flush()
+    expect(store.saved).toEqual([['a', 'b']])
+    await writer.flush()
+    expect(store.saved).toEqual([['a', 'b']])
+    writer.stop()
+  })
+
+  it('writes the final state of a link that closed during the outage once the database is back, and only that', async () => {
+    const store = new UnreliableStore()
+    const writer = new StatusWriter(store, 60_000, log)
+    const a = linkOf('a')
+    writer.mark(a)
+    store.reachable = false
+    await writer.flush()
+    await writer.closed(a)
+    expect(writer.pendingCloses).toBe(1)
+    store.reachable = true
+    await writer.flush()
+    // The heartbeat that failed is not written on its own: the close carries the last one.
+    expect(store.saved).toEqual([])
+    expect(store.closes).toEqual(['a'])
+    expect(writer.pendingCloses).toBe(0)
+    writer.stop()
+  })
+
+  it('drains at shutdown with one attempt per pending write, even while the database is down', async () => {
+    const store = new UnreliableStore()
+    const writer = new StatusWriter(store, 60_000, log)
+    writer.mark(linkOf('a'))
+    store.reachable = false
+    await writer.closed(linkOf('b'))
+    await writer.drain()
+    expect([store.saved, store.closes, writer.pendingCloses]).toEqual([[], [], 1])
+    writer.stop()
+  })
+})
