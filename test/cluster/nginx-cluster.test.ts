@@ -1,24 +1,13 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findNginx, LocalCluster, type LocalInstance } from '../../src/cluster/local-cluster.js'
+import type { LocalCluster, LocalInstance } from '../../src/cluster/local-cluster.js'
 import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
-import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
-import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
-import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
 import { commandLineOf, nodeFlagsBefore } from '../helpers/node-command-line.js'
 import { SseClient } from '../events/sse-client.js'
 
 const CONSOLE_TOKEN = 'cluster-console-token'
-const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
-
-function nginxAvailable(): boolean {
-  if (findNginx()) return true
-  if (process.env.CI) throw new Error('nginx is required in CI (apt-get install -y nginx; .ci/run does it)')
-  console.warn('\n!!! nginx is not installed: SKIPPING the three-instances-behind-nginx test (apt-get install -y nginx) !!!\n')
-  return false
-}
-
-const runnable = nginxAvailable() && DIALECTS.includes('postgres') && (await natsReachable('the three-instances-behind-nginx test'))
+const runnable = await clusterRunnable('the three-instances-behind-nginx test')
 
 describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), PostgreSQL and NATS', () => {
   let cluster: LocalCluster
@@ -27,18 +16,7 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
   const prefix = `ngx${process.pid}-`
 
   beforeAll(async () => {
-    assertBuilt()
-    cluster = new LocalCluster({
-      instances: 3,
-      postgresUrl: TEST_POSTGRES_URL,
-      natsUrl: TEST_NATS_URL,
-      port: 0,
-      cli: CLI,
-      env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, DEVICE_REQUEST_TIMEOUT_MS: '3000', LOG_LEVEL: 'warn' },
-    })
-    await cluster.start()
-    const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }) })
-    token = ((await login.json()) as { token: string }).token
+    ;({ cluster, token } = await startTestCluster(3, { PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, DEVICE_REQUEST_TIMEOUT_MS: '3000' }))
   }, 120_000)
   afterAll(async () => {
     await sim?.stop()
@@ -46,7 +24,7 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
   }, 60_000)
 
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${cluster.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } })
+    fetch(`${cluster.url}${path}`, { ...init, headers: { authorization: token, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } })
   const position = async (deviceId: string) => (await api(`/api/v1/devices/${deviceId}/hardware/position`)).status
 
   async function holders(deviceIds: string[]): Promise<Map<string, string | null>> {
@@ -103,7 +81,7 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
     // Event streams through nginx (unbuffered): they start at once and report the re-links below.
     // Three of them, spread over the instances: the killed instance's own stream ends with it.
     const streams: SseClient[] = []
-    for (let i = 0; i < 3; i++) streams.push(await SseClient.open(`${cluster.url}/api/v1/events`, `Bearer ${token}`))
+    for (let i = 0; i < 3; i++) streams.push(await SseClient.open(`${cluster.url}/api/v1/events`, token))
     for (const stream of streams) {
       expect(stream.status).toBe(200)
       await expect.poll(() => stream.lines[0]).toBe('retry: 3000')

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
+import type { LocalCluster } from '../../src/cluster/local-cluster.js'
 import { SseClient } from '../events/sse-client.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
-import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
-import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
-import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
 
-const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
-const runnable = !!findNginx() && DIALECTS.includes('postgres') && (await natsReachable('the presence-after-crash test'))
+const runnable = await clusterRunnable('the presence-after-crash test')
 
 describe.skipIf(!runnable)('presence after SIGKILL of an instance (§13)', () => {
   let cluster: LocalCluster
@@ -15,18 +12,7 @@ describe.skipIf(!runnable)('presence after SIGKILL of an instance (§13)', () =>
   const devices: RawDevice[] = []
 
   beforeAll(async () => {
-    assertBuilt()
-    cluster = new LocalCluster({
-      instances: 2,
-      postgresUrl: TEST_POSTGRES_URL,
-      natsUrl: TEST_NATS_URL,
-      port: 0,
-      cli: CLI,
-      env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), PLATFORM_CONSOLE_TOKEN: 'presence-token', LOG_LEVEL: 'warn', DEVICE_REQUEST_TIMEOUT_MS: '8000' },
-    })
-    await cluster.start()
-    const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }) })
-    token = `Bearer ${((await login.json()) as { token: string }).token}`
+    ;({ cluster, token } = await startTestCluster(2, { PLATFORM_CONSOLE_TOKEN: 'presence-token', DEVICE_REQUEST_TIMEOUT_MS: '8000' }))
   }, 120_000)
   afterAll(async () => {
     await Promise.all(devices.map((d) => d.close()))

@@ -1,16 +1,13 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findNginx, LocalCluster, type LocalInstance } from '../../src/cluster/local-cluster.js'
+import type { LocalCluster, LocalInstance } from '../../src/cluster/local-cluster.js'
 import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
 import { signImage } from '../../src/firmware/sign-image.js'
 import { startSimulation, type Simulation, type SimulatedMachine } from '../../src/sim/simulation.js'
-import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
-import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
-import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
 
-const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
 const MACHINES = 30
-const runnable = !!findNginx() && DIALECTS.includes('postgres') && (await natsReachable('the three-instance rollout test'))
+const runnable = await clusterRunnable('the three-instance rollout test')
 const keys = generateFirmwareKeys()
 const OPERATOR = { id: 'test', username: 'test', role: 'admin' }
 
@@ -35,24 +32,11 @@ describe.skipIf(!runnable)('a rollout on three instances behind nginx', () => {
   const failing = [`${prefix}01`, `${prefix}02`, `${prefix}03`]
 
   beforeAll(async () => {
-    assertBuilt()
-    cluster = new LocalCluster({
-      instances: 3,
-      postgresUrl: TEST_POSTGRES_URL,
-      natsUrl: TEST_NATS_URL,
-      port: 0,
-      cli: CLI,
-      env: {
-        CLOUD_AUTH_USERS: JSON.stringify(USERS),
-        PLATFORM_CONSOLE_TOKEN: 'rollout-cluster-token',
-        FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey),
-        ROLLOUT_STEP_TIMEOUT_SECONDS: '60',
-        LOG_LEVEL: 'warn',
-      },
-    })
-    await cluster.start()
-    const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }) })
-    token = `Bearer ${((await login.json()) as { token: string }).token}`
+    ;({ cluster, token } = await startTestCluster(3, {
+      PLATFORM_CONSOLE_TOKEN: 'rollout-cluster-token',
+      FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey),
+      ROLLOUT_STEP_TIMEOUT_SECONDS: '60',
+    }))
   }, 120_000)
   afterAll(async () => {
     await sim?.stop()

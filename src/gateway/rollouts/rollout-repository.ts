@@ -179,39 +179,31 @@ export class RolloutRepository {
   }
 
   /** Completes a running rollout at stage `stage`; false when another decision came first. */
-  async complete(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('rollouts')
-      .set({ state: 'completed', active_slot: null, updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('state', '=', 'running')
-      .where('stage', '=', stage)
-      .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+  complete(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    return this.decideAtStage(rolloutId, stage, { state: 'completed', active_slot: null, updated_at: now }, { running: true })
   }
 
   /** Pauses a running rollout whose stage `stage` failed too often; false when another decision came first. */
-  async pauseAtStage(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('rollouts')
-      .set({ state: 'paused', updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('state', '=', 'running')
-      .where('stage', '=', stage)
-      .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+  pauseAtStage(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    return this.decideAtStage(rolloutId, stage, { state: 'paused', updated_at: now }, { running: true })
   }
 
   /** Records that every machine of stage `stage` ended (the soak starts now). */
-  async markStageEnded(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('rollouts')
-      .set({ stage_ended_at: now, updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('stage', '=', stage)
-      .where('stage_ended_at', 'is', null)
-      .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+  markStageEnded(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    return this.decideAtStage(rolloutId, stage, { stage_ended_at: now, updated_at: now }, { stageEnded: false })
+  }
+
+  /** A compare-and-set on the rollout at stage `stage` (and, as asked, running / its stage not yet ended). */
+  private async decideAtStage(
+    rolloutId: string,
+    stage: number,
+    set: Partial<Pick<RolloutRow, 'state' | 'active_slot' | 'stage_ended_at' | 'updated_at'>>,
+    when: { running?: boolean; stageEnded?: false },
+  ): Promise<boolean> {
+    let query = this.db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId).where('stage', '=', stage)
+    if (when.running) query = query.where('state', '=', 'running')
+    if (when.stageEnded === false) query = query.where('stage_ended_at', 'is', null)
+    return (await query.executeTakeFirst()).numUpdatedRows > 0n
   }
 
   /** Opens stage `stage + 1` of a running rollout: its machines start waiting. Undefined when another decision came first. */

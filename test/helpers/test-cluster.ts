@@ -1,0 +1,39 @@
+import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
+import { DIALECTS, TEST_POSTGRES_URL } from './dialects.js'
+import { natsReachable, TEST_NATS_URL } from './nats.js'
+import { assertBuilt, CLI } from './server-process.js'
+
+export const CLUSTER_ADMIN = { username: 'root', password: 'root-password' }
+const USERS = { root: { password: CLUSTER_ADMIN.password, role: 'admin', display_name: 'Root' } }
+
+/** Whether the several-instance tests can run here: nginx, PostgreSQL and NATS (each required in CI). */
+export async function clusterRunnable(what: string): Promise<boolean> {
+  if (!findNginx()) {
+    if (process.env.CI) throw new Error('nginx is required in CI (apt-get install -y nginx; .ci/run does it)')
+    console.warn(`\n!!! nginx is not installed: SKIPPING ${what} (apt-get install -y nginx) !!!\n`)
+    return false
+  }
+  return DIALECTS.includes('postgres') && (await natsReachable(what))
+}
+
+export interface TestCluster {
+  cluster: LocalCluster
+  /** `Bearer …` of the cluster's administrator. */
+  token: string
+}
+
+/** `instances` compiled servers on a fresh PostgreSQL database and the test NATS, behind nginx, with an administrator signed in. */
+export async function startTestCluster(instances: number, env: Record<string, string> = {}): Promise<TestCluster> {
+  assertBuilt()
+  const cluster = new LocalCluster({
+    instances,
+    postgresUrl: TEST_POSTGRES_URL,
+    natsUrl: TEST_NATS_URL,
+    port: 0,
+    cli: CLI,
+    env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), LOG_LEVEL: 'warn', ...env },
+  })
+  await cluster.start()
+  const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CLUSTER_ADMIN) })
+  return { cluster, token: `Bearer ${((await login.json()) as { token: string }).token}` }
+}
