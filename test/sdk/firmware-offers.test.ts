@@ -11,23 +11,13 @@ import {
   type FirmwareStatus,
   type RunningFirmware,
 } from '../../src/sdk/index.js'
-import { FakeGateway, type FakeLink } from './fake-gateway.js'
+import { FakeGateway } from './fake-gateway.js'
 import { IMAGE_PATH, ImageServer, imageBytes, offerFor } from './image-server.js'
+import { statusesUntil, type StatusFrame } from './status-frames.js'
 
 const KEY = 'device-secret-0123456789'
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
-type StatusFrame = FirmwareStatus & { type: 'firmware-status' }
-
-/** The link's firmware-status frames, up to and including the first in one of `states`. */
-async function statusesUntil(link: FakeLink, ...states: FirmwareStatus['state'][]): Promise<StatusFrame[]> {
-  const seen: StatusFrame[] = []
-  for (;;) {
-    const frame = await link.nextFrame<StatusFrame>('firmware-status')
-    seen.push(frame)
-    if (states.includes(frame.state)) return seen
-  }
-}
 
 /** `downloading 40`, `installed`: a status as one short line. */
 const step = (s: FirmwareStatus) => (s.progress === undefined ? s.state : `${s.state} ${s.progress}`)

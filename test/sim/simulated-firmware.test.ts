@@ -1,19 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startSimulation, type Simulation, type SimulationOptions } from '../../src/sim/simulation.js'
-import type { FirmwareStatus } from '../../src/sdk/index.js'
-import { FakeGateway, type FakeLink } from '../sdk/fake-gateway.js'
+import { FakeGateway } from '../sdk/fake-gateway.js'
 import { ImageServer, imageBytes, offerFor } from '../sdk/image-server.js'
+import { statusesUntil } from '../sdk/status-frames.js'
 
-type StatusFrame = FirmwareStatus & { type: 'firmware-status' }
-
-async function statusesUntil(link: FakeLink, ...states: FirmwareStatus['state'][]): Promise<StatusFrame[]> {
-  const seen: StatusFrame[] = []
-  for (;;) {
-    const frame = await link.nextFrame<StatusFrame>('firmware-status')
-    seen.push(frame)
-    if (states.includes(frame.state)) return seen
-  }
-}
 
 describe('simulated machines take firmware offers (contract §14)', () => {
   const image = imageBytes(64_000)

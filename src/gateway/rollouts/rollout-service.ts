@@ -32,7 +32,7 @@ export class RolloutService {
   constructor(private readonly deps: RolloutServiceDeps) {}
 
   async create(body: Static<typeof CreateRolloutBody>, actor: string): Promise<Rollout> {
-    const { repo, devices, engine } = this.deps
+    const { repo, engine } = this.deps
     const stages = body.stages ?? DEFAULT_STAGES
     const problem = stagesProblem(stages)
     if (problem) throw new AppError('bad_request', problem)
