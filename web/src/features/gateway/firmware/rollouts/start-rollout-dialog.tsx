@@ -29,7 +29,7 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   const [attempted, setAttempted] = useState(false)
   const stagesRef = useRef<HTMLInputElement>(null)
   const ratioRef = useRef<HTMLInputElement>(null)
-  const ids = { release: useId(), stages: useId(), stagesHelp: useId(), stagesProblem: useId(), ratio: useId(), ratioHelp: useId(), ratioProblem: useId() }
+  const ids = { release: useId() }
 
   const release = releases.find((r) => r.release_id === chosen) ?? defaultRelease(releases)
   const stages = parseStages(stagesText)
@@ -76,8 +76,6 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
     )
   }
 
-  const describedBy = (...parts: (string | false)[]) => parts.filter(Boolean).join(' ')
-
   return (
     <>
       <button type="button" onClick={openDialog}>
@@ -97,48 +95,24 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
                 ))}
               </select>
             </div>
-            <div className="field">
-              <label htmlFor={ids.stages}>{t('rollouts.stages')}</label>
-              <input
-                id={ids.stages}
-                ref={stagesRef}
-                value={stagesText}
-                onChange={(e) => setStagesText(e.target.value)}
-                inputMode="numeric"
-                autoComplete="off"
-                aria-invalid={stagesProblem ? true : undefined}
-                aria-describedby={describedBy(ids.stagesHelp, !!stagesProblem && ids.stagesProblem)}
-              />
-              <span id={ids.stagesHelp} className="field-help">
-                {t('rollouts.stagesHelp')}
-              </span>
-            </div>
-            {stagesProblem ? (
-              <p id={ids.stagesProblem} role="alert" className="field-problem">
-                {stagesProblem}
-              </p>
-            ) : null}
-            <div className="field">
-              <label htmlFor={ids.ratio}>{t('rollouts.maxFailureRatio')}</label>
-              <input
-                id={ids.ratio}
-                ref={ratioRef}
-                value={ratioText}
-                onChange={(e) => setRatioText(e.target.value)}
-                inputMode="decimal"
-                autoComplete="off"
-                aria-invalid={ratioProblem ? true : undefined}
-                aria-describedby={describedBy(ids.ratioHelp, !!ratioProblem && ids.ratioProblem)}
-              />
-              <span id={ids.ratioHelp} className="field-help">
-                {t('rollouts.ratioHelp')}
-              </span>
-            </div>
-            {ratioProblem ? (
-              <p id={ids.ratioProblem} role="alert" className="field-problem">
-                {ratioProblem}
-              </p>
-            ) : null}
+            <CheckedField
+              label={t('rollouts.stages')}
+              help={t('rollouts.stagesHelp')}
+              problem={stagesProblem}
+              inputRef={stagesRef}
+              value={stagesText}
+              onChange={setStagesText}
+              inputMode="numeric"
+            />
+            <CheckedField
+              label={t('rollouts.maxFailureRatio')}
+              help={t('rollouts.ratioHelp')}
+              problem={ratioProblem}
+              inputRef={ratioRef}
+              value={ratioText}
+              onChange={setRatioText}
+              inputMode="decimal"
+            />
             {start.error ? <Alert>{start.error.message}</Alert> : null}
             <div className="actions">
               <button type="submit" disabled={!release}>
@@ -175,6 +149,48 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
           </div>
         )}
       </Dialog>
+    </>
+  )
+}
+
+const describedBy = (...parts: (string | false)[]) => parts.filter(Boolean).join(' ')
+
+/** A text field checked before the dialog goes on: its help, and its problem in an alert tied to it. */
+function CheckedField(props: {
+  label: string
+  help: string
+  problem: string | null
+  inputRef: React.RefObject<HTMLInputElement | null>
+  value: string
+  onChange: (value: string) => void
+  inputMode: 'numeric' | 'decimal'
+}) {
+  const id = useId()
+  const helpId = useId()
+  const problemId = useId()
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={id}>{props.label}</label>
+        <input
+          id={id}
+          ref={props.inputRef}
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+          inputMode={props.inputMode}
+          autoComplete="off"
+          aria-invalid={props.problem ? true : undefined}
+          aria-describedby={describedBy(helpId, !!props.problem && problemId)}
+        />
+        <span id={helpId} className="field-help">
+          {props.help}
+        </span>
+      </div>
+      {props.problem ? (
+        <p id={problemId} role="alert" className="field-problem">
+          {props.problem}
+        </p>
+      ) : null}
     </>
   )
 }
