@@ -26,6 +26,7 @@ import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
 import { installErrorHandler } from './http/error-handler.js'
+import { installGracefulClose } from './http/graceful-close.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { installRequestMetrics } from './http/request-metrics.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -73,6 +74,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
+    // Requests arriving while the server closes are served, not refused with Fastify's own 503
+    // (see installGracefulClose).
+    return503OnClosing: false,
     // Rate limits count by client address: behind trusted balancers, the one they forward.
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     routerOptions: { maxParamLength: 512 },
@@ -92,6 +96,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     reply.header('x-request-id', request.id)
     done()
   })
+  installGracefulClose(app)
   installValidator(app)
   installJsonBodyParser(app)
   installErrorHandler(app)

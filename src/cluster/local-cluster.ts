@@ -107,6 +107,29 @@ export class LocalCluster {
     await instance.exited
   }
 
+  /**
+   * SIGTERMs one instance (a graceful stop: contract §1) and resolves with its exit code once
+   * it is gone. `startAgain` brings it back.
+   */
+  async terminate(instance: LocalInstance): Promise<number | null> {
+    if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGTERM')
+    return instance.exited
+  }
+
+  /**
+   * Starts a stopped instance again under the same id and on the same port, so nginx's
+   * upstream finds it, and resolves once its /readyz answers 200. The new process takes the
+   * old one's place in `instances`.
+   */
+  async startAgain(instance: LocalInstance): Promise<LocalInstance> {
+    const index = this.instances.indexOf(instance)
+    if (index < 0) throw new Error(`instance ${instance.id} is not one of this cluster's`)
+    if (instance.child.exitCode === null && instance.child.signalCode === null) throw new Error(`instance ${instance.id} is still running`)
+    const started = await this.startInstance(instance.id, Number(new URL(instance.url).port))
+    this.instances[index] = started
+    return started
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
@@ -124,8 +147,8 @@ export class LocalCluster {
     if (this.dir) await rm(this.dir, { recursive: true, force: true })
   }
 
-  private async startInstance(id: string): Promise<LocalInstance> {
-    const port = await freePort()
+  private async startInstance(id: string, port?: number): Promise<LocalInstance> {
+    port ??= await freePort()
     const child = spawn(process.execPath, [this.options.cli ?? CLI, 'serve'], {
       env: {
         PATH: process.env.PATH ?? '',
@@ -151,7 +174,13 @@ export class LocalCluster {
       throw new Error(`instance ${id} exited with ${code} while starting`)
     })
     died.catch(() => undefined)
-    await Promise.race([waitReady(url), died])
+    try {
+      await Promise.race([waitReady(url), died])
+    } catch (err) {
+      // Never leave a process behind that nobody will stop.
+      child.kill('SIGKILL')
+      throw err
+    }
     return { id, url, child, exited }
   }
 }

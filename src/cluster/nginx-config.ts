@@ -22,7 +22,7 @@ export function nginxTemplateDir(): string {
 
 /** deploy/nginx/fleetgate.conf.template with the instances and the listen address filled in. */
 export function renderSite(site: NginxSite, templateDir = nginxTemplateDir()): string {
-  const servers = site.upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=5s;`).join('\n')
+  const servers = site.upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=1s;`).join('\n')
   return fill(readFileSync(path.join(templateDir, 'fleetgate.conf.template'), 'utf8'), { UPSTREAM_SERVERS: servers, LISTEN: site.listen })
 }
 

@@ -40,7 +40,6 @@ export class NatsDeviceBus implements DeviceBus {
   private takeoverHandler: (deviceId: string, generation: number) => void = () => undefined
   private readonly rpc: NatsRpc
   private readonly held = new Map<string, Subscription[]>()
-  private readonly liveSubscription: Subscription
 
   constructor(
     private readonly nc: NatsConnection,
@@ -51,7 +50,7 @@ export class NatsDeviceBus implements DeviceBus {
   ) {
     this.local = new InProcessDeviceBus(registry, aliveMs, this.instanceId)
     this.rpc = new NatsRpc(nc)
-    this.liveSubscription = this.rpc.serve(natsSubjects.live(this.instanceId), async (msg) => this.answerLive(msg), this.onError)
+    this.rpc.serve(natsSubjects.live(this.instanceId), async (msg) => this.answerLive(msg), this.onError)
   }
 
   async request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
@@ -96,10 +95,13 @@ export class NatsDeviceBus implements DeviceBus {
     // Nobody would hear the announcement now: refuse at once rather than after the time-out.
     if (!this.connected) throw new Error('NATS is unreachable: the claim cannot be announced')
     if (!this.held.has(deviceId)) {
-      this.held.set(deviceId, [
-        this.rpc.serve(natsSubjects.request(deviceId), async (msg) => this.answerRequest(deviceId, msg as RequestMessage), this.onError),
+      const subs: Subscription[] = [
+        // A released subscription drains (below): what reaches it meanwhile is answered "not
+        // linked here", never forwarded, should a newer link of the device hold it here again.
+        this.rpc.serve(natsSubjects.request(deviceId), async (msg) => (this.held.get(deviceId) === subs ? this.answerRequest(deviceId, msg as RequestMessage) : notLinkedHere(deviceId)), this.onError),
         this.rpc.serve(natsSubjects.control(deviceId), async (msg) => this.answerControl(deviceId, msg as ControlMessage), this.onError),
-      ])
+      ]
+      this.held.set(deviceId, subs)
     }
     this.rpc.publish(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId, generation } satisfies ControlMessage)
     await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
@@ -114,12 +116,18 @@ export class NatsDeviceBus implements DeviceBus {
     this.takeoverHandler = handler
   }
 
+  /**
+   * Drains the device's subscriptions rather than dropping them: a request the server routed here
+   * before it processed the unsubscription still reaches the handler and is answered (502 at
+   * once) instead of being dropped by the client and left to time out on the calling instance
+   * (a 504 after the device time-out, seen for machines moving in a rolling restart).
+   */
   async release(deviceId: string): Promise<void> {
     const subs = this.held.get(deviceId)
     if (!subs) return
-    for (const sub of subs) sub.unsubscribe()
     this.held.delete(deviceId)
-    if (!this.nc.isClosed()) await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the release in time')
+    if (this.nc.isClosed()) return
+    await withTimeout(Promise.all(subs.map((sub) => sub.drain())), CONTROL_TIMEOUT_MS, 'NATS did not confirm the release in time')
   }
 
   async disconnect(deviceId: string, code: number, reason: string): Promise<void> {
@@ -131,10 +139,9 @@ export class NatsDeviceBus implements DeviceBus {
     }
   }
 
+  /** The connection's drain ends every subscription: what reached them is still answered. */
   async close(): Promise<void> {
-    for (const subs of this.held.values()) for (const sub of subs) sub.unsubscribe()
     this.held.clear()
-    this.liveSubscription.unsubscribe()
     this.rpc.close()
     await drainNats(this.nc)
   }
@@ -175,6 +182,8 @@ export class NatsDeviceBus implements DeviceBus {
     return busError(deviceId, err, timeoutMs)
   }
 }
+
+const notLinkedHere = (deviceId: string): RequestReply => ({ error: 'device_unavailable', message: `Device ${deviceId} is not connected` })
 
 const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code
 
