@@ -1,11 +1,9 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
+import type { LocalCluster } from '../../src/cluster/local-cluster.js'
 import { withTimeout } from '../../src/lib/time.js'
 import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
-import { DIALECTS, TEST_POSTGRES_URL } from '../helpers/dialects.js'
-import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
-import { assertBuilt, CLI } from '../helpers/server-process.js'
+import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
 
 /**
  * Contract §13, "Rolling restart": three instances behind nginx, 50 simulated machines linked
@@ -16,7 +14,6 @@ import { assertBuilt, CLI } from '../helpers/server-process.js'
  * answered at once (502/503); every other request succeeds.
  */
 const CONSOLE_TOKEN = 'rolling-console-token'
-const USERS = { root: { password: 'root-password', role: 'admin', display_name: 'Root' } }
 const MACHINES = 50
 const DEVICE_REQUEST_TIMEOUT_MS = 3000
 /** Contract §1: an instance stops within 10 s of SIGTERM. */
@@ -33,14 +30,7 @@ const AT_ONCE_MS = 1000
 const CLOSE_SEEN_LATE_MS = 500
 const OPERATORS = 4
 
-function nginxAvailable(): boolean {
-  if (findNginx()) return true
-  if (process.env.CI) throw new Error('nginx is required in CI (apt-get install -y nginx; .ci/run does it)')
-  console.warn('\n!!! nginx is not installed: SKIPPING the rolling-restart test (apt-get install -y nginx) !!!\n')
-  return false
-}
-
-const runnable = nginxAvailable() && DIALECTS.includes('postgres') && (await natsReachable('the rolling-restart test'))
+const runnable = await clusterRunnable('the rolling-restart test')
 
 interface Sent {
   deviceId: string
@@ -72,38 +62,16 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
   const instanceLog: string[] = []
 
   beforeAll(async () => {
-    assertBuilt()
-    cluster = new LocalCluster({
-      instances: 3,
-      postgresUrl: TEST_POSTGRES_URL,
-      natsUrl: TEST_NATS_URL,
-      port: 0,
-      cli: CLI,
-      env: {
-        CLOUD_AUTH_USERS: JSON.stringify(USERS),
-        PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN,
-        DEVICE_REQUEST_TIMEOUT_MS: String(DEVICE_REQUEST_TIMEOUT_MS),
-        LOG_LEVEL: 'warn',
-      },
-      log: (instance, line) => {
+    ;({ cluster, token } = await startTestCluster(
+      3,
+      { PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, DEVICE_REQUEST_TIMEOUT_MS: String(DEVICE_REQUEST_TIMEOUT_MS) },
+      (instance, line) => {
         // Every 5xx is logged (§2): the 502s of moving machines are expected.
         if (line.includes('"code":"device_unavailable"')) return
         instanceLog.push(`${instance}: ${line}`)
         if (instanceLog.length > 200) instanceLog.shift()
       },
-    })
-    try {
-      await cluster.start()
-    } catch (err) {
-      await cluster.stop()
-      throw err
-    }
-    const login = await fetch(`${cluster.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'root', password: 'root-password' }),
-    })
-    token = ((await login.json()) as { token: string }).token
+    ))
   }, 120_000)
   afterAll(async () => {
     loading = false
@@ -188,7 +156,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     const operator = async () => {
       while (loading) {
         const deviceId = ids[Math.floor(Math.random() * ids.length)]!
-        operatorRequests.push(await send(deviceId, `${cluster.url}/api/v1/devices/${deviceId}/hardware/position`, { headers: { authorization: `Bearer ${token}` } }))
+        operatorRequests.push(await send(deviceId, `${cluster.url}/api/v1/devices/${deviceId}/hardware/position`, { headers: { authorization: token } }))
         await pause(20)
       }
     }
@@ -242,7 +210,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     await withTimeout(load, 30_000, 'the load did not stop')
 
     // Every machine answers, through nginx, and has exactly one link.
-    for (const id of ids) expect((await send(id, `${cluster.url}/api/v1/devices/${id}/hardware/position`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    for (const id of ids) expect((await send(id, `${cluster.url}/api/v1/devices/${id}/hardware/position`, { headers: { authorization: token } })).status).toBe(200)
     const lastHolders = await holders(ids)
     const instanceIds = new Set(cluster.instances.map((i) => i.id))
     const unheld = ids.filter((id) => !instanceIds.has(lastHolders.get(id) ?? ''))

@@ -23,7 +23,11 @@ export interface TestCluster {
 }
 
 /** `instances` compiled servers on a fresh PostgreSQL database and the test NATS, behind nginx, with an administrator signed in. */
-export async function startTestCluster(instances: number, env: Record<string, string> = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  instances: number,
+  env: Record<string, string> = {},
+  log?: (instance: string, line: string) => void,
+): Promise<TestCluster> {
   assertBuilt()
   const cluster = new LocalCluster({
     instances,
@@ -32,8 +36,14 @@ export async function startTestCluster(instances: number, env: Record<string, st
     port: 0,
     cli: CLI,
     env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), LOG_LEVEL: 'warn', ...env },
+    log,
   })
-  await cluster.start()
+  try {
+    await cluster.start()
+  } catch (err) {
+    await cluster.stop()
+    throw err
+  }
   const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CLUSTER_ADMIN) })
   return { cluster, token: `Bearer ${((await login.json()) as { token: string }).token}` }
 }
