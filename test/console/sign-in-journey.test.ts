@@ -85,7 +85,7 @@ describe.skipIf(!chromiumAvailable())('console: signing in and seeing the machin
     await page.getByRole('img', { name: '上相机', exact: true }).waitFor()
     expect(await page.evaluate('document.documentElement.lang')).toBe('zh-CN')
     expect(describeViolations(await seriousViolations(page))).toBe('')
-    await screenshot(page, 'machine-zh')
+    await screenshot(page, 'machine-zh-after-sign-in')
     await context.close()
   })
 })

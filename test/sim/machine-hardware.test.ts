@@ -60,6 +60,17 @@ describe('simulated machine: hardware', () => {
     expect((await call('POST', '/hardware/pump', {})).status).toBe(400)
   })
 
+  it('reports pump, valve and light in its heartbeat status as last set (contract §10)', async () => {
+    const { machine, call } = testMachine()
+    expect(machine.status()).toMatchObject({ pump: false, valve: false, light: false })
+    await call('POST', '/hardware/pump', { state: true })
+    await call('POST', '/hardware/valve', { state: true })
+    await call('POST', '/hardware/light', { state: true, brightness: 90 })
+    expect(machine.status()).toMatchObject({ pump: true, valve: true, light: true })
+    await call('POST', '/hardware/light', { state: false })
+    expect(machine.status()).toMatchObject({ pump: true, valve: true, light: false })
+  })
+
   it('picks a part: moves down to it, switches the pump on and remembers what it holds', async () => {
     const { clock, machine, call } = testMachine()
     const res = await call('POST', '/hardware/pick', { component_id: 'cmp-r10k', x: 30, y: 40, angle: 90 })

@@ -141,7 +141,10 @@ export class PickAndPlaceMachine {
       position: this.axes.position(),
       task: task && { id: task.id, order_id: task.order_id, state: task.state, placed: task.placed, total: task.total },
       calibration: this.calibration.status().state,
+      // Contract §10: the switches as last set, so a console shows what the machine says.
       pump: this.hardware.pump,
+      valve: this.hardware.valve,
+      light: this.hardware.light.state,
       uptime_s: Math.floor((this.clock.now() - this.startedAt) / 1000),
       firmware_version: this.firmwareVersion,
       // Contract §10: the controller's display version; the release it came from beside it.

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const SCREENSHOTS = path.resolve('test-results/screenshots')
@@ -34,8 +34,9 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-export async function newContext(browser: Browser, baseURL: string, locale = 'en-US'): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, locale, viewport: { width: 1280, height: 860 } })
+/** A fresh browser profile on the console; `options` adds e.g. a `timezoneId`. */
+export async function newContext(browser: Browser, baseURL: string, locale = 'en-US', options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, locale, viewport: { width: 1280, height: 860 }, ...options })
   context.setDefaultTimeout(15_000)
   return context
 }

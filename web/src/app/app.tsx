@@ -1,5 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { RouterProvider } from 'react-router'
+import { sessionStore } from '../session/session'
+import { clearCacheOnSignOut } from './clear-cache-on-sign-out'
 import { router } from './router'
 
 export const queryClient = new QueryClient({
@@ -7,6 +9,8 @@ export const queryClient = new QueryClient({
     queries: { staleTime: 5_000, retry: (count, error) => count < 2 && (error as { status?: number }).status === undefined },
   },
 })
+
+clearCacheOnSignOut(sessionStore, queryClient)
 
 export function App() {
   return (

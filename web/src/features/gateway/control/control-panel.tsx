@@ -3,8 +3,12 @@ import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { machineKeys } from '../../../api/query-keys'
 import { Alert } from '../../../components/ui/alert'
+import { isPlainObject } from '../../../components/ui/forwarded-answer'
 import { Region } from '../../../components/ui/region'
 import { deviceCall } from '../machine/device-api'
+import { useMachineOnline, whileOnline } from '../machine/get-overview'
+import { ValueList } from '../machine/value-list'
+import { MachineSwitches } from './machine-switches'
 
 interface Position {
   x: number
@@ -25,50 +29,49 @@ const JOG = [
   { axis: 'r', sign: -1, key: 'machine.rMinus' },
 ] as const
 
-type SwitchName = 'pump' | 'valve' | 'light'
-const SWITCHES: { name: SwitchName; key: 'machine.pump' | 'machine.valve' | 'machine.light' }[] = [
-  { name: 'pump', key: 'machine.pump' },
-  { name: 'valve', key: 'machine.valve' },
-  { name: 'light', key: 'machine.light' },
-]
+/** The reference machine's `{x, y, z, r}`; an answer of another shape is shown as it came. */
+function axesOf(answer: unknown): Position | undefined {
+  if (!isPlainObject(answer)) return undefined
+  const { x, y, z, r } = answer
+  return typeof x === 'number' && typeof y === 'number' && typeof z === 'number' && typeof r === 'number' ? { x, y, z, r } : undefined
+}
 
-/** Position (polled twice a second), Step, jog pad and the Pump/Valve/Light switches. */
+/** Position (polled twice a second while the machine is online), Step, jog pad and the Pump/Valve/Light switches. */
 export function ControlPanel({ id }: { id: string }) {
   const { t } = useTranslation()
   const client = useQueryClient()
   const stepId = useId()
+  const online = useMachineOnline(id)
   const [step, setStep] = useState<(typeof STEPS)[number]>('1')
-  const [switches, setSwitches] = useState<Record<SwitchName, boolean>>({ pump: false, valve: false, light: false })
   const position = useQuery({
     queryKey: machineKeys.position(id),
-    queryFn: ({ signal }) => deviceCall<Position>(id, '/hardware/position', { signal }),
-    refetchInterval: 500,
+    queryFn: ({ signal }) => deviceCall<unknown>(id, '/hardware/position', { signal }),
+    ...whileOnline(online, 500),
   })
   const move = useMutation({
     mutationFn: (delta: Partial<Position>) => deviceCall(id, '/hardware/move', { json: { ...delta, relative: true } }),
     onSettled: () => client.invalidateQueries({ queryKey: machineKeys.position(id) }),
   })
-  const toggle = useMutation({
-    mutationFn: ({ name, state }: { name: SwitchName; state: boolean }) => deviceCall(id, `/hardware/${name}`, { json: { state } }),
-    onSuccess: (_data, { name, state }) => setSwitches((s) => ({ ...s, [name]: state })),
-  })
-  const error = move.error ?? toggle.error
-  const p = position.data
+  const p = position.isSuccess ? axesOf(position.data) : undefined
   return (
     <Region label={t('machine.control')}>
       <section aria-label={t('machine.position')} className="position">
         <h3>{t('machine.position')}</h3>
         {position.error ? <Alert>{position.error.message}</Alert> : null}
-        <dl className="kv">
-          <dt>X</dt>
-          <dd>{p ? `${p.x.toFixed(2)} mm` : '—'}</dd>
-          <dt>Y</dt>
-          <dd>{p ? `${p.y.toFixed(2)} mm` : '—'}</dd>
-          <dt>Z</dt>
-          <dd>{p ? `${p.z.toFixed(2)} mm` : '—'}</dd>
-          <dt>R</dt>
-          <dd>{p ? `${p.r.toFixed(2)}°` : '—'}</dd>
-        </dl>
+        {position.isSuccess && !p ? (
+          <ValueList value={position.data} />
+        ) : (
+          <dl className="kv">
+            <dt>X</dt>
+            <dd>{p ? `${p.x.toFixed(2)} mm` : '—'}</dd>
+            <dt>Y</dt>
+            <dd>{p ? `${p.y.toFixed(2)} mm` : '—'}</dd>
+            <dt>Z</dt>
+            <dd>{p ? `${p.z.toFixed(2)} mm` : '—'}</dd>
+            <dt>R</dt>
+            <dd>{p ? `${p.r.toFixed(2)}°` : '—'}</dd>
+          </dl>
+        )}
       </section>
       <p>
         <label htmlFor={stepId} style={{ display: 'inline' }}>
@@ -84,25 +87,13 @@ export function ControlPanel({ id }: { id: string }) {
       </p>
       <div className="jog" role="group" aria-label={t('machine.jog')}>
         {JOG.map((j) => (
-          <button key={j.key} type="button" onClick={() => move.mutate({ [j.axis]: j.sign * Number(step) })}>
+          <button key={j.key} type="button" disabled={!online} onClick={() => move.mutate({ [j.axis]: j.sign * Number(step) })}>
             {t(j.key)}
           </button>
         ))}
       </div>
-      <div className="switches">
-        {SWITCHES.map((s) => (
-          <button
-            key={s.name}
-            type="button"
-            role="switch"
-            aria-checked={switches[s.name]}
-            onClick={() => toggle.mutate({ name: s.name, state: !switches[s.name] })}
-          >
-            {t(s.key)}
-          </button>
-        ))}
-      </div>
-      {error ? <Alert>{error.message}</Alert> : null}
+      <MachineSwitches id={id} />
+      {move.error ? <Alert>{move.error.message}</Alert> : null}
     </Region>
   )
 }

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { useTranslation } from 'react-i18next'
 import { apiFetch } from '../../../api/api-client'
 import { firmwareKeys } from '../../../api/query-keys'
-import { Alert } from '../../../components/ui/alert'
+import { ConfirmButton } from '../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
@@ -31,9 +31,14 @@ export function FirmwarePage() {
       header: t('firmware.actions'),
       cell: (r) =>
         r.state === 'active' ? null : (
-          <button type="button" disabled={activate.isPending} onClick={() => activate.mutate(r.release_id)}>
-            {t('firmware.activate')}
-          </button>
+          <ConfirmButton
+            label={t('firmware.activate')}
+            question={t('firmware.activateQuestion', { version: r.display_version, id: r.release_id })}
+            onConfirm={async () => {
+              await activate.mutateAsync(r.release_id)
+              return ''
+            }}
+          />
         ),
     },
   ]
@@ -47,7 +52,6 @@ export function FirmwarePage() {
       <div style={{ marginTop: '1rem' }}>
         <RolloutsTable />
       </div>
-      {activate.error ? <Alert>{activate.error.message}</Alert> : null}
       <div style={{ marginTop: '1rem' }}>
         {releases.data ? (
           <DataTable

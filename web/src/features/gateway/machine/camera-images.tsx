@@ -1,29 +1,29 @@
 import { useQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { machineKeys } from '../../../api/query-keys'
+import { Alert } from '../../../components/ui/alert'
 import { deviceCall } from './device-api'
-
-interface Frame {
-  content_type: string
-  encoding: 'base64'
-  data: string
-  width: number
-  height: number
-}
+import { FrameImage } from './frame-image'
+import { useMachineOnline, whileOnline } from './get-overview'
 
 function CameraImage({ id, cam }: { id: string; cam: 'up' | 'down' }) {
   const { t } = useTranslation()
+  const online = useMachineOnline(id)
   const frame = useQuery({
     queryKey: machineKeys.camera(id, cam),
-    queryFn: ({ signal }) => deviceCall<Frame>(id, `/cameras/${cam}/frame`, { signal }),
-    refetchInterval: 2000,
+    queryFn: ({ signal }) => deviceCall<unknown>(id, `/cameras/${cam}/frame`, { signal }),
+    ...whileOnline(online, 2000),
   })
   const alt = cam === 'up' ? t('machine.cameraUp') : t('machine.cameraDown')
-  if (!frame.data) return <div className="cam-placeholder">{alt}</div>
-  return <img src={`data:${frame.data.content_type};base64,${frame.data.data}`} alt={alt} width={frame.data.width} height={frame.data.height} />
+  return (
+    <div className="cam">
+      {frame.isSuccess ? <FrameImage answer={frame.data} receivedAt={frame.dataUpdatedAt} alt={alt} /> : <div className="cam-placeholder">{alt}</div>}
+      {frame.error ? <Alert>{frame.error.message}</Alert> : null}
+    </div>
+  )
 }
 
-/** Both cameras' PNG frames, refreshed every 2 s. */
+/** Both cameras' frames, refreshed every 2 s while the machine is online; an old frame is marked stale. */
 export function CameraImages({ id }: { id: string }) {
   return (
     <div className="cams">

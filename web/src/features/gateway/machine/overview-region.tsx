@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Overview, OverviewPiece } from '../../../api/types'
 import { Alert } from '../../../components/ui/alert'
+import { isPlainObject } from '../../../components/ui/forwarded-answer'
 import { Region } from '../../../components/ui/region'
 import { ValueList } from './value-list'
 
@@ -22,21 +23,29 @@ export function OverviewRegion({ piece, overview, children }: { piece: OverviewP
   return (
     <Region label={t(LABEL_KEYS[piece])}>
       {failure ? <Alert>{failure.message}</Alert> : null}
-      {!failure && overview ? <ValueList value={summarise(piece, detail)} empty={t('app.none')} /> : null}
+      {!failure && overview ? (
+        isNoTask(piece, detail) ? <p>{t('machine.noTask')}</p> : <ValueList value={summarise(piece, detail)} empty={t('app.none')} />
+      ) : null}
       {children}
     </Region>
   )
 }
 
-/** The overview's detail, trimmed of what other regions of the page show better. */
+/** The reference machine's `{task: null}`: no task has run yet. */
+const isNoTask = (piece: OverviewPiece, detail: Record<string, unknown>) =>
+  piece === 'task' && Object.keys(detail).length === 1 && detail.task === null
+
+/**
+ * The overview's detail, trimmed of what other regions of the page show better: the task
+ * region unwraps `{task: {...}}`, the system region leaves position and task to theirs. An answer
+ * of any other shape is shown whole.
+ */
 function summarise(piece: OverviewPiece, detail: Record<string, unknown>): Record<string, unknown> {
-  if (piece === 'task') {
-    const task = detail.task as Record<string, unknown> | null | undefined
-    return task ? { id: task.id, order_id: task.order_id, state: task.state, placed: task.placed, total: task.total } : {}
-  }
+  const keys = Object.keys(detail)
+  if (piece === 'task' && keys.length === 1 && isPlainObject(detail.task)) return detail.task
   if (piece === 'system') {
-    const { position: _p, task: _t, ...rest } = detail
-    return rest
+    const rest = Object.fromEntries(Object.entries(detail).filter(([key, value]) => !((key === 'position' || key === 'task') && isPlainObject(value))))
+    return Object.keys(rest).length > 0 ? rest : detail
   }
   return detail
 }

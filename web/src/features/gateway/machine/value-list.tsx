@@ -1,5 +1,11 @@
-/** A device answer as a definition list: scalars as text, nested values as compact JSON. */
-export function ValueList({ value, empty }: { value: Record<string, unknown>; empty?: string }) {
+import { ForwardedAnswer, isPlainObject } from '../../../components/ui/forwarded-answer'
+
+/**
+ * A machine's answer: an object as a definition list of its fields, each field (and any other
+ * answer) rendered as the machine sent it (strings as text, anything else as formatted JSON).
+ */
+export function ValueList({ value, empty }: { value: unknown; empty?: string }) {
+  if (!isPlainObject(value)) return <ForwardedAnswer value={value} />
   const entries = Object.entries(value)
   if (entries.length === 0) return empty ? <p>{empty}</p> : null
   return (
@@ -7,16 +13,11 @@ export function ValueList({ value, empty }: { value: Record<string, unknown>; em
       {entries.map(([key, v]) => (
         <div key={key} style={{ display: 'contents' }}>
           <dt>{key}</dt>
-          <dd>{format(v)}</dd>
+          <dd>
+            <ForwardedAnswer value={v} />
+          </dd>
         </div>
       ))}
     </dl>
   )
-}
-
-function format(v: unknown): string {
-  if (v === null || v === undefined) return '—'
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3)
-  if (typeof v === 'object') return JSON.stringify(v)
-  return String(v)
 }

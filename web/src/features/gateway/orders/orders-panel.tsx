@@ -1,13 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useId, useState } from 'react'
+import { useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { apiFetch } from '../../../api/api-client'
 import { machineKeys } from '../../../api/query-keys'
 import { Alert } from '../../../components/ui/alert'
+import { ConfirmButton } from '../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { Region } from '../../../components/ui/region'
+import { ForwardedAnswer, isPlainObject } from '../../../components/ui/forwarded-answer'
 import { devicePath } from '../machine/device-api'
-import { fileToBase64, type Order, type ParsedComponent, type ParsedPlacement } from './placement-file'
+import { useMachineOnline } from '../machine/get-overview'
+import { fileToBase64, type ParsedComponent, type ParsedPlacement } from './placement-file'
 import { TaskPanel } from './task-panel'
 
 /** Rows of a parsed file shown at once; the order still gets every component. */
@@ -34,17 +37,29 @@ export function OrdersPanel({ id }: { id: string }) {
       setName(result.filename.replace(/\.[^.]+$/, ''))
     },
   })
+  const online = useMachineOnline(id)
   const orders = useQuery({
     queryKey: machineKeys.orders(id),
-    queryFn: ({ signal }) => apiFetch<{ orders: Order[] }>(devicePath(id, '/orders'), { signal }),
+    queryFn: ({ signal }) => apiFetch<{ orders: unknown }>(devicePath(id, '/orders'), { signal }),
+    enabled: online,
   })
+  // One order per click: a second click before the first answer (a double click) is ignored.
+  const creating = useRef(false)
   const create = useMutation({
     mutationFn: (components: ParsedComponent[]) =>
-      apiFetch<{ order: Order }>(devicePath(id, '/orders'), {
+      apiFetch<{ order: unknown }>(devicePath(id, '/orders'), {
         json: { name: name || 'order', items: components.map((c) => ({ component: c.designator, x: c.x, y: c.y, angle: c.rotation })) },
       }),
     onSuccess: () => client.invalidateQueries({ queryKey: machineKeys.orders(id) }),
+    onSettled: () => {
+      creating.current = false
+    },
   })
+  const createOrder = (components: ParsedComponent[]) => {
+    if (creating.current) return
+    creating.current = true
+    create.mutate(components)
+  }
   const start = useMutation({
     mutationFn: (orderId: string) => apiFetch(devicePath(id, '/tasks/start'), { json: { order_id: orderId } }),
     onSettled: () => {
@@ -52,31 +67,54 @@ export function OrdersPanel({ id }: { id: string }) {
       void client.invalidateQueries({ queryKey: machineKeys.orders(id) })
     },
   })
+  const remove = useMutation({
+    mutationFn: (orderId: string) => apiFetch(devicePath(id, `/orders/${encodeURIComponent(orderId)}`), { method: 'DELETE' }),
+    // Not awaited: the dialog closes first, then the row goes.
+    onSuccess: () => void client.invalidateQueries({ queryKey: machineKeys.orders(id) }),
+  })
 
   const componentColumns: Column<ParsedComponent>[] = [
-    { key: 'designator', header: t('machine.designator'), cell: (c) => c.designator },
-    { key: 'value', header: t('machine.value'), cell: (c) => c.value },
-    { key: 'package', header: t('machine.package'), cell: (c) => c.package },
-    { key: 'x', header: t('machine.x'), cell: (c) => c.x.toFixed(3), numeric: true },
-    { key: 'y', header: t('machine.y'), cell: (c) => c.y.toFixed(3), numeric: true },
-    { key: 'rotation', header: t('machine.rotation'), cell: (c) => c.rotation.toFixed(1), numeric: true },
-    { key: 'side', header: t('machine.side'), cell: (c) => c.side },
+    { key: 'designator', header: t('machine.designator'), cell: (c) => <ForwardedAnswer value={c.designator} /> },
+    { key: 'value', header: t('machine.value'), cell: (c) => <ForwardedAnswer value={c.value} /> },
+    { key: 'package', header: t('machine.package'), cell: (c) => <ForwardedAnswer value={c.package} /> },
+    { key: 'x', header: t('machine.x'), cell: (c) => fixed(c.x, 3), numeric: true },
+    { key: 'y', header: t('machine.y'), cell: (c) => fixed(c.y, 3), numeric: true },
+    { key: 'rotation', header: t('machine.rotation'), cell: (c) => fixed(c.rotation, 1), numeric: true },
+    { key: 'side', header: t('machine.side'), cell: (c) => <ForwardedAnswer value={c.side} /> },
   ]
-  const orderColumns: Column<Order>[] = [
+  const orderColumns: Column<OrderRow>[] = [
     { key: 'id', header: t('machine.orderId'), cell: (o) => o.id },
-    { key: 'name', header: t('machine.orderName'), cell: (o) => o.name },
-    { key: 'items', header: t('machine.orderItems'), cell: (o) => o.items.length, numeric: true },
-    { key: 'state', header: t('machine.orderState'), cell: (o) => o.status },
+    { key: 'name', header: t('machine.orderName'), cell: (o) => <ForwardedAnswer value={o.order.name} /> },
+    { key: 'items', header: t('machine.orderItems'), cell: (o) => (Array.isArray(o.order.items) ? o.order.items.length : <ForwardedAnswer value={o.order.items} />), numeric: true },
+    { key: 'state', header: t('machine.orderState'), cell: (o) => <ForwardedAnswer value={o.order.status} /> },
     {
       key: 'actions',
       header: t('machine.orderActions'),
       cell: (o) => (
-        <button type="button" disabled={start.isPending} onClick={() => start.mutate(o.id)}>
-          {t('machine.startTask')}
-        </button>
+        <div className="actions">
+          <ConfirmButton
+            label={t('machine.startTask')}
+            question={t('machine.startTaskQuestion', { order: orderLabel(o), machine: id })}
+            disabled={!online}
+            onConfirm={async () => {
+              await start.mutateAsync(o.id)
+              return ''
+            }}
+          />
+          <ConfirmButton
+            label={t('machine.deleteOrder')}
+            question={t('machine.deleteOrderQuestion', { order: orderLabel(o), machine: id })}
+            disabled={!online}
+            onConfirm={async () => {
+              await remove.mutateAsync(o.id)
+              return ''
+            }}
+          />
+        </div>
       ),
     },
   ]
+  const rows = orderRows(orders.data?.orders)
 
   return (
     <Region label={t('machine.orders')}>
@@ -95,31 +133,55 @@ export function OrdersPanel({ id }: { id: string }) {
       {parse.error ? <Alert>{parse.error.message}</Alert> : null}
       {parsed ? (
         <>
-          <p>
-            {parsed.placement.format} · {parsed.placement.count} · {parsed.placement.units}
-          </p>
-          <DataTable
-            caption={t('machine.parsedComponents')}
-            columns={componentColumns}
-            rows={parsed.placement.components.slice(0, PREVIEW_ROWS)}
-            rowKey={(c) => `${c.designator}-${c.side}-${c.x}-${c.y}`}
-          />
-          <p className="actions">
-            <label htmlFor={nameId} style={{ display: 'inline' }}>
-              {t('machine.orderName')}
-            </label>
-            <input id={nameId} value={name} onChange={(e) => setName(e.target.value)} />
-            <button type="button" disabled={create.isPending} onClick={() => create.mutate(parsed.placement.components)}>
-              {t('machine.createOrder')}
-            </button>
-          </p>
-          {create.error ? <Alert>{create.error.message}</Alert> : null}
+          <p>{[parsed.placement.format, parsed.placement.count, parsed.placement.units].filter((v) => typeof v === 'string' || typeof v === 'number').join(' · ')}</p>
+          {Array.isArray(parsed.placement.components) ? (
+            <>
+              <DataTable
+                caption={t('machine.parsedComponents')}
+                columns={componentColumns}
+                rows={parsed.placement.components.slice(0, PREVIEW_ROWS)}
+                rowKey={(c) => `${c.designator}-${c.side}-${c.x}-${c.y}`}
+              />
+              <p className="actions">
+                <label htmlFor={nameId} style={{ display: 'inline' }}>
+                  {t('machine.orderName')}
+                </label>
+                <input id={nameId} value={name} onChange={(e) => setName(e.target.value)} />
+                <button type="button" disabled={create.isPending || !online} onClick={() => createOrder(parsed.placement.components)}>
+                  {t('machine.createOrder')}
+                </button>
+              </p>
+              {create.error ? <Alert>{create.error.message}</Alert> : null}
+            </>
+          ) : (
+            <ForwardedAnswer value={parsed.placement} />
+          )}
         </>
       ) : null}
       {orders.error ? <Alert>{orders.error.message}</Alert> : null}
-      <DataTable caption={t('machine.orders')} columns={orderColumns} rows={orders.data?.orders ?? []} rowKey={(o) => o.id} />
-      {start.error ? <Alert>{start.error.message}</Alert> : null}
+      <DataTable caption={t('machine.orders')} columns={orderColumns} rows={rows} rowKey={(o) => o.key} />
+      {orders.isSuccess && rows.length === 0 && !isEmptyList(orders.data.orders) ? <ForwardedAnswer value={orders.data.orders} /> : null}
       <TaskPanel id={id} />
     </Region>
   )
 }
+
+/** A number to `digits` places; anything else as the machine sent it. */
+const fixed = (value: unknown, digits: number) => (typeof value === 'number' ? value.toFixed(digits) : <ForwardedAnswer value={value} />)
+
+/** An order as the machine listed it: the reference machine's fields are read only when they are there. */
+interface OrderRow {
+  key: string
+  id: string
+  order: Record<string, unknown>
+}
+
+const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0
+
+/** Rows for a list of orders with string ids; a list of any other shape gets none (it is shown as it came). */
+function orderRows(orders: unknown): OrderRow[] {
+  if (!Array.isArray(orders) || !orders.every((o) => isPlainObject(o) && typeof o.id === 'string')) return []
+  return (orders as Record<string, unknown>[]).map((order) => ({ key: order.id as string, id: order.id as string, order }))
+}
+
+const orderLabel = (o: OrderRow) => (typeof o.order.name === 'string' && o.order.name !== o.id ? `${o.order.name} (${o.id})` : o.id)

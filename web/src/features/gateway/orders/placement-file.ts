@@ -23,19 +23,3 @@ export interface ParsedPlacement {
   count: number
   components: ParsedComponent[]
 }
-
-export interface Order {
-  id: string
-  name: string
-  status: string
-  items: unknown[]
-  created_at: number
-}
-
-export interface Task {
-  id: string
-  order_id: string | null
-  state: 'idle' | 'running' | 'paused' | 'done' | 'stopped'
-  placed: number
-  total: number
-}

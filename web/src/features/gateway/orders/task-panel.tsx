@@ -2,32 +2,95 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { machineKeys } from '../../../api/query-keys'
 import { Alert } from '../../../components/ui/alert'
+import { ConfirmButton } from '../../../components/ui/confirm-button'
+import { formatDuration, formatSeconds } from '../../../components/ui/format'
+import { ForwardedAnswer } from '../../../components/ui/forwarded-answer'
+import { useNow } from '../../../components/ui/use-now'
 import { deviceCall } from '../machine/device-api'
-import type { Task } from './placement-file'
+import { useMachineOnline } from '../machine/get-overview'
+import { BoardImage } from './board-image'
+import { elapsedSeconds, readTask, type TaskView } from './read-task'
 
-/** The live progress bar (polled each second while a task runs) and Pause / Resume / Stop. */
+const KNOWN_STATES = ['idle', 'running', 'paused', 'done', 'stopped']
+type TaskAction = 'pause' | 'resume' | 'stop'
+
+/** Whether an action applies in `state`; with a state the console does not know, the machine decides. */
+function applies(action: TaskAction, state: string | undefined): boolean {
+  if (state === undefined || !KNOWN_STATES.includes(state)) return true
+  if (action === 'pause') return state === 'running'
+  if (action === 'resume') return state === 'paused'
+  return state === 'running' || state === 'paused'
+}
+
+/** The live progress bar (polled each second while a task runs), elapsed time, the board image, and Pause / Resume / Stop. */
 export function TaskPanel({ id }: { id: string }) {
   const { t } = useTranslation()
   const client = useQueryClient()
+  const online = useMachineOnline(id)
   const task = useQuery({
     queryKey: machineKeys.task(id),
-    queryFn: ({ signal }) => deviceCall<{ task: Task | null }>(id, '/tasks/current', { signal }),
-    refetchInterval: (query) => (query.state.data?.task?.state === 'running' ? 1000 : 5000),
+    queryFn: ({ signal }) => deviceCall<unknown>(id, '/tasks/current', { signal }),
+    enabled: online,
+    refetchInterval: (query) => {
+      if (!online) return false
+      const view = readTask(query.state.data)
+      return view.shape === 'task' && view.state === 'running' ? 1000 : 5000
+    },
   })
   const control = useMutation({
-    mutationFn: (action: 'pause' | 'resume' | 'stop') => deviceCall(id, `/tasks/${action}`, { method: 'POST' }),
+    mutationFn: (action: TaskAction) => deviceCall(id, `/tasks/${action}`, { method: 'POST' }),
     onSettled: () => {
       void client.invalidateQueries({ queryKey: machineKeys.task(id) })
       void client.invalidateQueries({ queryKey: machineKeys.orders(id) })
     },
   })
-  const current = task.data?.task ?? null
-  const placed = current?.placed ?? 0
-  const total = current?.total ?? 0
-  const state = current?.state ?? 'idle'
-  const percent = total > 0 ? (100 * placed) / total : 0
+  const view: TaskView = task.isSuccess ? readTask(task.data) : { shape: 'none' }
+  const state = view.shape === 'task' ? view.state : undefined
+  const can = (action: TaskAction) => online && view.shape !== 'none' && applies(action, state)
   return (
     <div className="task">
+      <TaskProgress view={view} />
+      {view.shape === 'unknown' ? <ForwardedAnswer value={task.data} /> : null}
+      <div className="actions">
+        <button type="button" disabled={!can('pause') || control.isPending} onClick={() => control.mutate('pause')}>
+          {t('machine.pause')}
+        </button>
+        <button type="button" disabled={!can('resume') || control.isPending} onClick={() => control.mutate('resume')}>
+          {t('machine.resume')}
+        </button>
+        <ConfirmButton
+          label={t('machine.stop')}
+          question={t('machine.stopQuestion', { machine: id })}
+          disabled={!can('stop')}
+          onConfirm={async () => {
+            await control.mutateAsync('stop')
+            return ''
+          }}
+        />
+      </div>
+      {control.error ? <Alert>{control.error.message}</Alert> : null}
+      {task.error ? <Alert>{task.error.message}</Alert> : null}
+      <BoardImage id={id} running={state === 'running'} />
+    </div>
+  )
+}
+
+function TaskProgress({ view }: { view: TaskView }) {
+  const { t, i18n } = useTranslation()
+  const now = useNow()
+  const task = view.shape === 'task' ? view : undefined
+  const placed = task?.placed ?? 0
+  const total = task?.total ?? 0
+  const percent = total > 0 ? (100 * Math.min(placed, total)) / total : 0
+  const elapsed = elapsedSeconds(view, now / 1000)
+  const facts = [
+    task?.state !== undefined ? t('machine.taskState', { state: task.state }) : null,
+    task?.placed !== undefined && task.total !== undefined ? t('machine.placed', { placed, total }) : null,
+    task?.startedAt !== undefined ? t('machine.startedAt', { time: formatSeconds(task.startedAt, i18n.language, '') }) : null,
+    elapsed !== undefined ? t('machine.elapsed', { time: formatDuration(elapsed * 1000) }) : null,
+  ].filter((f) => f !== null)
+  return (
+    <>
       <div
         role="progressbar"
         aria-label={t('machine.taskProgress')}
@@ -39,21 +102,8 @@ export function TaskPanel({ id }: { id: string }) {
       >
         <div className="progress-bar" style={{ width: `${percent}%` }} />
       </div>
-      <p>
-        {current ? t('machine.taskState', { state }) : t('machine.noTask')} · {t('machine.placed', { placed, total })}
-      </p>
-      <div className="actions">
-        <button type="button" disabled={state !== 'running'} onClick={() => control.mutate('pause')}>
-          {t('machine.pause')}
-        </button>
-        <button type="button" disabled={state !== 'paused'} onClick={() => control.mutate('resume')}>
-          {t('machine.resume')}
-        </button>
-        <button type="button" disabled={state !== 'running' && state !== 'paused'} onClick={() => control.mutate('stop')}>
-          {t('machine.stop')}
-        </button>
-      </div>
-      {control.error ? <Alert>{control.error.message}</Alert> : null}
-    </div>
+      {view.shape === 'none' ? <p>{t('machine.noTask')}</p> : null}
+      {facts.length > 0 ? <p>{facts.join(' · ')}</p> : null}
+    </>
   )
 }
