@@ -16,6 +16,18 @@ export interface DeviceList {
   success: boolean
   devices: DeviceRecord[]
   next_after?: string
+  counts?: { total: number; online: number }
+}
+
+/** `event: device` */
+export interface DeviceEvent {
+  device_id: string
+  alive: boolean
+  registered: boolean
+  version: string
+  ip: string
+  last_heartbeat: number | null
+  at: number
 }
 
 export interface PartialError {
