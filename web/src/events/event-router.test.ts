@@ -15,6 +15,8 @@ const device = (id: string, alive: boolean): DeviceRecord => ({
   alive,
   registered: alive,
   connected: alive,
+  messages_sent: 0,
+  messages_received: 0,
 })
 const event = (name: string, data: unknown) => ({ event: name, data: JSON.stringify(data) })
 const fresh = () => new QueryClient({ defaultOptions: { queries: { retry: false } } })

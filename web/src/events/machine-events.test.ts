@@ -7,9 +7,9 @@ import { routeEvent } from './event-router'
 import { LIST_REFETCH_INTERVAL_MS, machineListsLive } from './machine-events'
 
 const record = (id: string, alive: boolean): DeviceRecord => ({
-  device_id: id, hostname: id, ip: '10.0.0.1', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, alive, registered: alive, connected: alive,
+  device_id: id, hostname: id, ip: '10.0.0.1', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
 })
-const deviceEvent = (id: string, alive: boolean): DeviceEvent => ({ device_id: id, alive, registered: alive, version: '2', ip: '10.0.0.2', last_heartbeat: 5, at: 9 })
+const deviceEvent = (id: string, alive: boolean): DeviceEvent => ({ device_id: id, alive, registered: alive, version: '2', ip: '10.0.0.2', last_heartbeat: 5, at: 9, reason: alive ? 'registered' : 'closed' })
 const send = (client: QueryClient, data: DeviceEvent) => routeEvent(client, { event: 'device', data: JSON.stringify(data) })
 const fresh = () => new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: 5_000 } } })
 const all: MachineListFilter = { prefix: '', after: null }
@@ -22,8 +22,8 @@ const page = (devices: DeviceRecord[], counts?: DeviceList['counts']): DeviceLis
 function fakeServer(n: number, latency: number) {
   const alive = new Map(Array.from({ length: n }, (_, i) => [`m-${String(i).padStart(4, '0')}`, true]))
   const requests: { url: string; at: number; aborted: () => boolean }[] = []
-  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
-    const signal = init.signal!
+  vi.stubGlobal('fetch', async (request: Request) => {
+    const { url, signal } = request
     requests.push({ url, at: Date.now(), aborted: () => signal.aborted })
     const params = new URL(url, 'http://x').searchParams
     const ids = [...alive.keys()].filter((id) => id.startsWith(params.get('prefix') ?? '') && id > (params.get('after') ?? ''))

@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { machineKeys, type MachineListFilter } from '../../../api/query-keys'
-import type { DeviceList } from '../../../api/types'
 import { machineListsLive } from '../../../events/machine-events'
 
 export const MACHINES_PAGE_SIZE = 100
@@ -17,9 +16,7 @@ export const machinesQuery = (filter: MachineListFilter, limit = MACHINES_PAGE_S
     queryFn: async ({ signal, client }) => {
       const live = machineListsLive(client)
       const since = live.mark()
-      const params = new URLSearchParams({ limit: String(limit), counts: 'true' })
-      if (filter.prefix) params.set('prefix', filter.prefix)
-      if (filter.after) params.set('after', filter.after)
-      return live.overlay(await apiFetch<DeviceList>(`/api/v1/devices?${params}`, { signal }), since)
+      const query = { limit, counts: true, ...(filter.prefix ? { prefix: filter.prefix } : {}), ...(filter.after ? { after: filter.after } : {}) }
+      return live.overlay(await ok(api.GET('/api/v1/devices', { params: { query }, signal })), since)
     },
   })
