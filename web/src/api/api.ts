@@ -21,9 +21,8 @@ api.use({
 })
 
 /** A contract error body (§2), or a proxied device error carrying the device's own `{error, message}` in `data`. */
-export function apiErrorOf(response: Response, body: unknown, sentToken: string | undefined): ApiError {
+export function apiErrorOf(response: Response, body: unknown, sentToken: string | undefined, path = new URL(response.url || '/', 'http://x').pathname): ApiError {
   const data = (typeof body === 'object' && body !== null ? body : typeof body === 'string' && body ? { message: body } : {}) as Record<string, unknown>
-  const path = new URL(response.url || '/', 'http://x').pathname
   if (response.status === 401 && sentToken && sessionStore.getSnapshot()?.token === sentToken && !path.includes('/auth/')) sessionStore.signOut()
   const inner = (typeof data.data === 'object' && data.data !== null ? data.data : {}) as Record<string, unknown>
   const message = data.message ?? inner.message ?? inner.error ?? `${response.status} ${response.statusText}`

@@ -16,7 +16,7 @@ import type { DeviceEvent, DeviceList } from '../api/types'
  *   refetch, at most once every LIST_REFETCH_INTERVAL_MS (the first at once, then one more after
  *   the last such event), and only after the fetch in flight has answered.
  */
-export const LIST_REFETCH_INTERVAL_MS = 3_000
+export const LIST_REFETCH_INTERVAL_MS = 2_000
 /** How often a due refetch looks again whether the fetch in flight has answered. */
 const IN_FLIGHT_POLL_MS = 200
 /** Events are remembered this long for overlaying answers of fetches that started before them. */
