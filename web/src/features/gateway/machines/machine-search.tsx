@@ -22,12 +22,25 @@ export function MachineSearch() {
   const { t } = useTranslation()
   const id = useId()
   const [params, setParams] = useSearchParams()
-  const [text, setText] = useState(params.get('q') ?? '')
+  const q = params.get('q') ?? ''
+  const [text, setText] = useState(q)
+  // The search this box last put in the URL, and the URL's as last seen: a search changed from
+  // outside (Back, a link) replaces the text; one this box made leaves what is being typed alone.
+  const [applied, setApplied] = useState(q)
+  const [seen, setSeen] = useState(q)
+  if (q !== seen) {
+    setSeen(q)
+    if (q !== applied) {
+      setApplied(q)
+      setText(q)
+    }
+  }
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
   const valid = ID_CHARS.test(text)
   const apply = (value: string) => {
     clearTimeout(timer.current)
-    if (!ID_CHARS.test(value) || value === (params.get('q') ?? '')) return
+    if (!ID_CHARS.test(value) || value === q) return
+    setApplied(value)
     setParams(value ? { q: value } : {}, { replace: true })
   }
   return (

@@ -82,6 +82,23 @@ describe('machines page', () => {
     expect(requests.at(-1)!.url).toBe('/api/v1/devices?limit=100&counts=true&prefix=pnp-24')
   })
 
+  it('keeps the focus and what is being typed while the search is applied, and follows the URL when it changes from outside', async () => {
+    fleet()
+    const { router } = renderRoute('/machines', <MachinesPage />, '/machines')
+    await screen.findByText('166 of 250 online')
+    const box = screen.getByRole('searchbox', { name: 'Find by machine id' }) as HTMLInputElement
+    box.focus()
+    fireEvent.change(box, { target: { value: 'pnp-2' } })
+    await waitFor(() => expect(router.state.location.search).toBe('?q=pnp-2'))
+    await screen.findByText(/matching machines online$/)
+    expect(document.activeElement).toBe(box)
+    fireEvent.change(box, { target: { value: 'pnp-24' } })
+    await waitFor(() => expect(router.state.location.search).toBe('?q=pnp-24'))
+    expect(box.value).toBe('pnp-24')
+    await router.navigate('/machines?q=pnp-1')
+    await waitFor(() => expect(box.value).toBe('pnp-1'))
+  })
+
   it('refuses a search no machine id can match, in English and Chinese, without asking the server', async () => {
     const requests = fleet()
     renderRoute('/machines', <MachinesPage />, '/machines')

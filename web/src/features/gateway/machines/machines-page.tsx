@@ -25,7 +25,7 @@ export function MachinesPage() {
         <BindMachineButton />
       </div>
       <div className="list-tools">
-        <MachineSearch key={prefix} />
+        <MachineSearch />
         {counts ? <p className="counts">{t(prefix ? 'machines.onlineMatching' : 'machines.onlineCount', { online: counts.online, total: counts.total })}</p> : null}
       </div>
       {query.data ? (
