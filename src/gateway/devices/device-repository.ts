@@ -23,7 +23,16 @@ export interface DevicePageQuery {
   boundTo?: string
   /** Only devices the registry believes linked (a hint; live state decides). */
   linkedOnly?: boolean
+  /** Only devices whose id starts with this (byte for byte). */
+  prefix?: string
 }
+
+/**
+ * Every id that starts with `prefix` sorts (byte order) from `prefix` up to, not including,
+ * `prefix + '~'`: '~' (0x7E) is above every character an id may hold (§2: `A–Z a–z 0–9 . _ : -`,
+ * at most 'z', 0x7A). A range, not LIKE: SQLite's LIKE ignores case, and a range uses the key.
+ */
+export const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}~`]
 
 /** The device registry: records that persist across restarts, and the link bookkeeping. */
 export class DeviceRepository implements LinkStore {
@@ -132,12 +141,29 @@ export class DeviceRepository implements LinkStore {
 
   /** One page sorted by device id (byte order), plus whether more follow. */
   async page(q: DevicePageQuery): Promise<{ rows: DeviceRow[]; more: boolean }> {
-    let query = this.db
-      .selectFrom('devices')
+    let query = this.filtered(q)
       .select(COLUMNS.map((c) => `devices.${c}` as const))
       .orderBy('devices.device_id')
       .limit(q.limit + 1)
     if (q.after !== undefined) query = query.where('devices.device_id', '>', q.after)
+    const rows = await query.execute()
+    return pageOf(rows, q.limit)
+  }
+
+  /** How many devices match (no cursor, no limit). */
+  async count(q: Omit<DevicePageQuery, 'limit' | 'after'>): Promise<number> {
+    const row = await this.filtered(q)
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  private filtered(q: Omit<DevicePageQuery, 'limit' | 'after'>) {
+    let query = this.db.selectFrom('devices')
+    if (q.prefix !== undefined) {
+      const [from, below] = prefixRange(q.prefix)
+      query = query.where('devices.device_id', '>=', from).where('devices.device_id', '<', below)
+    }
     if (q.linkedOnly) query = query.where('devices.link_instance', 'is not', null)
     if (q.boundTo !== undefined) {
       const username = q.boundTo
@@ -151,8 +177,7 @@ export class DeviceRepository implements LinkStore {
         ),
       )
     }
-    const rows = await query.execute()
-    return pageOf(rows, q.limit)
+    return query
   }
 
   /**

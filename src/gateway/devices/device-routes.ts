@@ -9,6 +9,7 @@ import {
   DeviceAnswer,
   DeviceList,
   DeviceListQuery,
+  DevicePageQuery,
   DeviceParams,
   DiscoverList,
   MinimalDeviceRecord,
@@ -18,6 +19,21 @@ import {
 /** Contract §5: device lists default to 1000 (other lists to 100). */
 const DEFAULT_LIMIT = 1000
 
+/** Devices matching `filter`, and how many of them are alive (only linked ones can be: those are asked, a page at a time). */
+async function countDevices(devices: GatewayContext['devices'], bus: GatewayContext['bus'], filter: { prefix?: string; boundTo?: string }) {
+  const total = await devices.count(filter)
+  let online = 0
+  let after: string | undefined
+  for (;;) {
+    const page = await devices.page({ ...filter, linkedOnly: true, limit: 1000, after })
+    if (page.rows.length === 0) break
+    for (const state of (await bus.live(page.rows)).values()) if (state.alive) online += 1
+    if (!page.more) break
+    after = page.rows[page.rows.length - 1]!.device_id
+  }
+  return { total, online }
+}
+
 /** GET /api/v1/devices, /discover, /{device_id}, /status, /connection (seed §4.2). */
 export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
   const { devices, bus, access } = ctx
@@ -25,12 +41,18 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = 
   const tags = ['devices']
   const security = [{ bearer: [] }]
 
-  app.get('/api/v1/devices', { ...common, schema: { tags, security, querystring: DeviceListQuery, response: { 200: DeviceList } } }, async (request) => {
+  app.get('/api/v1/devices', { ...common, schema: { tags, security, querystring: DevicePageQuery, response: { 200: DeviceList } } }, async (request) => {
     const user = request.user!
-    const { limit = DEFAULT_LIMIT, after } = request.query
-    const page = await devices.page({ limit, after, boundTo: isAdmin(user) ? undefined : user.username })
+    const { limit = DEFAULT_LIMIT, after, prefix, counts } = request.query
+    const filter = { prefix, boundTo: isAdmin(user) ? undefined : user.username }
+    const [page, tally] = await Promise.all([devices.page({ ...filter, limit, after }), counts ? countDevices(devices, bus, filter) : undefined])
     const records = await deviceRecords(bus, page.rows)
-    return { success: true, devices: records, ...(page.more ? { next_after: records[records.length - 1]!.device_id } : {}) }
+    return {
+      success: true,
+      devices: records,
+      ...(page.more ? { next_after: records[records.length - 1]!.device_id } : {}),
+      ...(tally ? { counts: tally } : {}),
+    }
   })
 
   app.get(

@@ -30,10 +30,35 @@ export const DeviceListQuery = Type.Object({
   after: Type.Optional(Id('Cursor: the next_after of the previous page')),
 })
 
+/** `GET /api/v1/devices`: the list's paging, a search by id prefix, and the counts on request. */
+export const DevicePageQuery = Type.Composite([
+  DeviceListQuery,
+  Type.Object({
+    prefix: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9._:-]{1,64}$',
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only devices whose id starts with this (case-sensitive); `next_after` pages within them',
+      }),
+    ),
+    counts: Type.Optional(Type.Boolean({ description: 'true: also answer `counts`, over every matching device (not just this page)' })),
+  }),
+])
+
+export const DeviceCounts = Type.Object(
+  {
+    total: Type.Integer({ description: 'Devices matching the list (visible to the user, with the prefix)' }),
+    online: Type.Integer({ description: 'Of those, how many are alive' }),
+  },
+  { description: 'Present when asked for with counts=true' },
+)
+
 export const DeviceList = Type.Object({
   success: Type.Boolean(),
   devices: Type.Array(DeviceRecord),
   next_after: Type.Optional(Type.String({ description: 'Present when more devices follow' })),
+  counts: Type.Optional(DeviceCounts),
 })
 
 export const DiscoverList = Type.Object({

@@ -1,5 +1,5 @@
 import { sessionStore } from '../session/session'
-import { ApiError } from './api-error'
+import { apiErrorOf } from './api'
 
 export interface RequestOptions {
   method?: string
@@ -10,7 +10,10 @@ export interface RequestOptions {
   signal?: AbortSignal
 }
 
-/** Calls the server with the session's Bearer token; a 401 on an authenticated call signs out. */
+/**
+ * Calls the server with the session's Bearer token; a 401 on an authenticated call signs out.
+ * The untyped predecessor of `api` (api.ts), still used by the machine, orders and firmware features.
+ */
 export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const session = sessionStore.getSnapshot()
   const headers: Record<string, string> = { accept: 'application/json' }
@@ -30,12 +33,6 @@ export async function apiFetch<T>(path: string, options: RequestOptions = {}): P
   } catch {
     data = { message: text }
   }
-  if (!response.ok) {
-    if (response.status === 401 && session && sessionStore.getSnapshot()?.token === session.token && !path.includes('/auth/')) sessionStore.signOut()
-    // A proxied device error carries the device's own {error, message} in `data`.
-    const inner = (typeof data.data === 'object' && data.data !== null ? data.data : {}) as Record<string, unknown>
-    const message = data.message ?? inner.message ?? inner.error ?? `${response.status} ${response.statusText}`
-    throw new ApiError(response.status, String(data.error ?? inner.error ?? 'error'), String(message), data)
-  }
+  if (!response.ok) throw apiErrorOf(response, data, session?.token, path)
   return data as T
 }

@@ -2,10 +2,16 @@
  * Query keys, one factory per feature: queries, mutations and the event router (events/)
  * all build keys here, so an event lands exactly where the data is cached.
  */
+/** A page of the machines list: machines whose id starts with `prefix` (empty: all), after the cursor `after`. */
+export interface MachineListFilter {
+  prefix: string
+  after: string | null
+}
+
 export const machineKeys = {
   all: ['machines'] as const,
   lists: () => [...machineKeys.all, 'list'] as const,
-  list: (after: string | null) => [...machineKeys.lists(), { after }] as const,
+  list: (filter: MachineListFilter) => [...machineKeys.lists(), { prefix: filter.prefix, after: filter.after }] as const,
   detail: (id: string) => [...machineKeys.all, 'detail', id] as const,
   overview: (id: string) => [...machineKeys.detail(id), 'overview'] as const,
   position: (id: string) => [...machineKeys.detail(id), 'position'] as const,

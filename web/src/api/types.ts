@@ -1,41 +1,33 @@
-// Shapes of the server's answers the console reads (the server's TypeBox schemas are the source).
-export interface DeviceRecord {
-  device_id: string
-  hostname: string
-  ip: string
-  version: string
-  connect_time: number | null
-  last_heartbeat: number | null
-  last_status: Record<string, unknown>
-  alive: boolean
-  registered: boolean
-  connected: boolean
-}
+// Shapes of the server's answers, taken from the types generated from its /openapi.json
+// (openapi.d.ts, `npm run gen:api`): names for what the console reads, never hand-written shapes.
+import type { components, paths } from './openapi'
 
-export interface DeviceList {
-  success: boolean
-  devices: DeviceRecord[]
-  next_after?: string
-}
+type Schemas = components['schemas']
 
-export interface PartialError {
-  error: string
-  message: string
-  status?: number
+/** The JSON a path answers with 200 (or 201) to `method`. */
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> = paths[P][M] extends {
+  responses: infer R
 }
+  ? R extends { 200: { content: { 'application/json': infer T } } }
+    ? T
+    : R extends { 201: { content: { 'application/json': infer T } } }
+      ? T
+      : never
+  : never
+
+/** The JSON body a path takes for `method`. */
+export type Body<P extends keyof paths, M extends 'post' | 'put'> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+
+export type DeviceList = Answer<'/api/v1/devices', 'get'>
+export type DeviceRecord = DeviceList['devices'][number]
+
+export type Overview = Answer<'/api/v1/devices/{device_id}/overview', 'get'>
+export type PartialError = Overview['partial_errors'][string]
 
 export const OVERVIEW_PIECES = ['system', 'task', 'hardware', 'vision', 'cameras', 'debug'] as const
 export type OverviewPiece = (typeof OVERVIEW_PIECES)[number]
 
-export interface Overview {
-  success: boolean
-  device: DeviceRecord
-  status: Record<string, unknown>
-  detail: Record<OverviewPiece, Record<string, unknown>>
-  partial_errors: Partial<Record<OverviewPiece, PartialError>>
-  partial: boolean
-}
-
+/** A forwarded answer (§5 "Proxied envelope"): `data` is whatever the machine said. */
 export interface Envelope<T> {
   success: boolean
   status: number
@@ -43,90 +35,29 @@ export interface Envelope<T> {
 }
 
 // Firmware rollouts (contract §14) and their events (§11).
-export const ROLLOUT_STATES = ['running', 'paused', 'completed', 'aborted'] as const
-export type RolloutState = (typeof ROLLOUT_STATES)[number]
+export type RolloutEvent = Schemas['RolloutEvent']
+export type RolloutDeviceEvent = Schemas['RolloutDeviceEvent']
+export type DeviceEvent = Schemas['DeviceEvent']
+export type CommandEvent = Schemas['CommandEvent']
+
+export type RolloutState = RolloutEvent['state']
+export const ROLLOUT_STATES = ['running', 'paused', 'completed', 'aborted'] as const satisfies readonly RolloutState[]
 
 /** A machine's state in a rollout, in the order a machine goes through them. */
-export const ROLLOUT_DEVICE_STATES = ['pending', 'waiting', 'offered', 'downloading', 'installing', 'installed', 'failed'] as const
-export type RolloutDeviceState = (typeof ROLLOUT_DEVICE_STATES)[number]
+export type RolloutDeviceState = RolloutDeviceEvent['state']
+export const ROLLOUT_DEVICE_STATES = ['pending', 'waiting', 'offered', 'downloading', 'installing', 'installed', 'failed'] as const satisfies readonly RolloutDeviceState[]
 
-export type RolloutCounts = Record<RolloutDeviceState, number>
-
-export interface Rollout {
-  rollout_id: string
-  release_id: string
-  display_version: string
-  state: RolloutState
-  /** Index of the open stage in `stages`. */
-  stage: number
-  /** Strictly ascending percentages of the targeted machines, the last 100. */
-  stages: number[]
-  max_failure_ratio: number
-  soak_seconds: number
-  /** Seconds since epoch. */
-  created_at: number
-  created_by: string
-  counts: RolloutCounts
-  targeted: number
-}
+export type RolloutCounts = RolloutEvent['counts']
 
 /** `GET /api/v1/admin/firmware/slave/rollouts`: newest first. */
-export interface RolloutList {
-  success: boolean
-  rollouts: Rollout[]
-  next_before?: string
-}
-
-export interface RolloutDevice {
-  device_id: string
-  /** Index of the stage the machine belongs to. */
-  stage: number
-  state: RolloutDeviceState
-  /** 0–100 while downloading or installing, else null. */
-  progress: number | null
-  error: string | null
-  updated_at: number
-}
+export type RolloutList = Answer<'/api/v1/admin/firmware/slave/rollouts', 'get'>
+export type Rollout = RolloutList['rollouts'][number]
 
 /** `GET …/rollouts/{id}`: the rollout and one page of its machines, in stage order. */
-export interface RolloutDetail {
-  success: boolean
-  rollout: Rollout
-  devices: RolloutDevice[]
-  next_after?: string
-}
+export type RolloutDetail = Answer<'/api/v1/admin/firmware/slave/rollouts/{rollout_id}', 'get'>
+export type RolloutDevice = RolloutDetail['devices'][number]
 
 /** `POST …/rollouts` (201) and `POST …/rollouts/{id}/pause|resume|abort`. */
-export interface RolloutAnswer {
-  success: boolean
-  rollout: Rollout
-}
+export type RolloutAnswer = Answer<'/api/v1/admin/firmware/slave/rollouts/{rollout_id}/pause', 'post'>
 
-export interface StartRolloutBody {
-  release_id: string
-  devices?: string[]
-  stages?: number[]
-  max_failure_ratio?: number
-  soak_seconds?: number
-}
-
-/** `event: rollout` */
-export interface RolloutEvent {
-  rollout_id: string
-  release_id: string
-  state: RolloutState
-  stage: number
-  counts: RolloutCounts
-  at: number
-}
-
-/** `event: rollout-device` */
-export interface RolloutDeviceEvent {
-  rollout_id: string
-  device_id: string
-  stage: number
-  state: RolloutDeviceState
-  progress: number | null
-  error: string | null
-  at: number
-}
+export type StartRolloutBody = Body<'/api/v1/admin/firmware/slave/rollouts', 'post'>

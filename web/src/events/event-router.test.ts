@@ -15,6 +15,8 @@ const device = (id: string, alive: boolean): DeviceRecord => ({
   alive,
   registered: alive,
   connected: alive,
+  messages_sent: 0,
+  messages_received: 0,
 })
 const event = (name: string, data: unknown) => ({ event: name, data: JSON.stringify(data) })
 const fresh = () => new QueryClient({ defaultOptions: { queries: { retry: false } } })
@@ -22,21 +24,21 @@ const fresh = () => new QueryClient({ defaultOptions: { queries: { retry: false 
 describe('event router', () => {
   it('updates the machine row in every cached page when a device event arrives', () => {
     const client = fresh()
-    client.setQueryData<DeviceList>(machineKeys.list(null), { success: true, devices: [device('pnp-01', true), device('pnp-02', true)] })
-    client.setQueryData<DeviceList>(machineKeys.list('pnp-02'), { success: true, devices: [device('pnp-03', true)] })
+    client.setQueryData<DeviceList>(machineKeys.list({ prefix: '', after: null }), { success: true, devices: [device('pnp-01', true), device('pnp-02', true)] })
+    client.setQueryData<DeviceList>(machineKeys.list({ prefix: '', after: 'pnp-02' }), { success: true, devices: [device('pnp-03', true)] })
     routeEvent(client, event('device', { device_id: 'pnp-02', alive: false, registered: false, version: '2', ip: 'x', last_heartbeat: 5, at: 9 }))
-    const page = client.getQueryData<DeviceList>(machineKeys.list(null))!
+    const page = client.getQueryData<DeviceList>(machineKeys.list({ prefix: '', after: null }))!
     expect(page.devices.map((d) => d.alive)).toEqual([true, false])
     expect(page.devices[1]!.version).toBe('2')
-    expect(client.getQueryState(machineKeys.list(null))!.isInvalidated).toBe(false)
-    expect(client.getQueryData<DeviceList>(machineKeys.list('pnp-02'))!.devices[0]!.alive).toBe(true)
+    expect(client.getQueryState(machineKeys.list({ prefix: '', after: null }))!.isInvalidated).toBe(false)
+    expect(client.getQueryData<DeviceList>(machineKeys.list({ prefix: '', after: 'pnp-02' }))!.devices[0]!.alive).toBe(true)
   })
 
-  it('invalidates the lists for a machine not listed yet (its first registration)', () => {
+  it('refetches the lists for a machine not listed yet (its first registration)', async () => {
     const client = fresh()
-    client.setQueryData<DeviceList>(machineKeys.list(null), { success: true, devices: [device('pnp-01', true)] })
+    client.setQueryData<DeviceList>(machineKeys.list({ prefix: '', after: null }), { success: true, devices: [device('pnp-01', true)] })
     routeEvent(client, event('device', { device_id: 'pnp-09', alive: true, registered: true, version: '1', ip: 'x', last_heartbeat: 5, at: 9 }))
-    expect(client.getQueryState(machineKeys.list(null))!.isInvalidated).toBe(true)
+    await expect.poll(() => client.getQueryState(machineKeys.list({ prefix: '', after: null }))!.isInvalidated).toBe(true)
   })
 
   it('moves a command row to its new status in place', () => {

@@ -1,17 +1,9 @@
 import type { InfiniteData, QueryClient, QueryKey } from '@tanstack/react-query'
 import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
-import type { DeviceList, Overview, RolloutDeviceEvent, RolloutEvent } from '../api/types'
+import type { DeviceEvent, Overview, RolloutDeviceEvent, RolloutEvent } from '../api/types'
+import { machineListsLive } from './machine-events'
 import { applyRolloutDeviceEvent, applyRolloutEvent } from './rollout-events'
-import type { ServerEvent } from './sse-parser'
-
-interface DeviceEvent {
-  device_id: string
-  alive: boolean
-  registered: boolean
-  version: string
-  ip: string
-  last_heartbeat: number | null
-}
+import type { ServerEvent } from './event-stream'
 
 interface CommandEvent {
   device_id: string
@@ -49,19 +41,7 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
   switch (event.event) {
     case 'device': {
       const d = data as unknown as DeviceEvent
-      let found = false
-      client.setQueriesData<DeviceList>({ queryKey: machineKeys.lists() }, (list) => {
-        if (!list) return list
-        const index = list.devices.findIndex((row) => row.device_id === d.device_id)
-        if (index < 0) return list
-        found = true
-        const devices = list.devices.slice()
-        devices[index] = { ...devices[index]!, alive: d.alive, registered: d.registered, version: d.version, ip: d.ip, last_heartbeat: d.last_heartbeat }
-        return { ...list, devices }
-      })
-      // A machine never listed yet (first registration) appears on the next fetch.
-      if (!found) void client.invalidateQueries({ queryKey: machineKeys.lists() })
-      else refetchIfFetching(client, machineKeys.lists())
+      machineListsLive(client).deviceChanged(d)
       client.setQueryData<Overview>(machineKeys.overview(d.device_id), (o) =>
         o ? { ...o, device: { ...o.device, alive: d.alive, registered: d.registered, version: d.version, last_heartbeat: d.last_heartbeat } } : o,
       )
@@ -74,7 +54,7 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
       return
     }
     case 'binding':
-      void client.invalidateQueries({ queryKey: machineKeys.lists() })
+      machineListsLive(client).listsMissedEvents()
       return
     case 'release':
       void client.invalidateQueries({ queryKey: firmwareKeys.all })

@@ -1,24 +1,35 @@
-import { useQueryClient } from '@tanstack/react-query'
-import { useEffect } from 'react'
+import { useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { useEffect, useSyncExternalStore } from 'react'
 import { sessionStore, useSession } from '../session/session'
-import { openEventStream } from './event-stream'
-import { routeEvent } from './event-router'
+import { LiveConnection, type LiveStatus } from './live-connection'
 
-/** One event stream per tab while signed in; reconnects refetch live queries. */
+const connections = new WeakMap<QueryClient, LiveConnection>()
+
+/** The tab's one connection, per query client (the app has one; each test its own). */
+function connectionOf(client: QueryClient): LiveConnection {
+  let connection = connections.get(client)
+  if (!connection) {
+    connection = new LiveConnection(client, () => void sessionStore.refreshNow())
+    connections.set(client, connection)
+  }
+  return connection
+}
+
+/** One event stream per tab while signed in, restarted with each new token. */
 export function useEventStream(): void {
   const client = useQueryClient()
   const token = useSession()?.token
   // An external system (the stream) kept in sync with the token: what effects are for.
   useEffect(() => {
-    if (!token) return
-    let first = true
-    return openEventStream(token, {
-      onEvent: (event) => routeEvent(client, event),
-      onOpen: () => {
-        if (!first) void client.invalidateQueries({ type: 'active' })
-        first = false
-      },
-      onUnauthorized: () => void sessionStore.refreshNow(),
-    })
+    const connection = connectionOf(client)
+    if (!token) return connection.forget()
+    connection.connect(token)
+    return () => connection.disconnect()
   }, [client, token])
+}
+
+/** "live" while the stream is open, else "reconnecting". */
+export function useLiveStatus(): LiveStatus {
+  const connection = connectionOf(useQueryClient())
+  return useSyncExternalStore(connection.subscribe, connection.getSnapshot)
 }

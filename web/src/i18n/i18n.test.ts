@@ -16,7 +16,7 @@ const CONTRACT_NAMES = [
   'Telemetry', 'Key', 'Range', 'Logs', 'Level', 'Load more', 'Send command', 'Action', 'Commands', 'Id', 'Attempts',
   'Clear logs', 'Clear commands', 'Confirm', 'Audit log', 'Time', 'Actor', 'Target',
   'Start rollout', 'Release', 'Stages', 'Max failure ratio', 'Start', 'Rollouts', 'State', 'Stage', 'Progress',
-  'Rollout progress', 'Rollout machines', 'Abort', 'Unknown', 'Reload',
+  'Rollout progress', 'Rollout machines', 'Abort', 'Unknown', 'Reload', 'Live', 'Reconnecting',
 ]
 
 type Tree = { [key: string]: string | Tree }

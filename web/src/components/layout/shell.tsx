@@ -5,6 +5,7 @@ import { useEventStream } from '../../events/use-event-stream'
 
 import { isAdmin, sessionStore, useSession } from '../../session/session'
 import { LanguageSelect } from './language-select'
+import { LiveStatusBadge } from './live-status'
 
 /** The signed-in frame: navigation, Sign out, Language, and the page. */
 export function Shell() {
@@ -32,6 +33,7 @@ export function Shell() {
           ) : null}
         </nav>
         <div className="account">
+          <LiveStatusBadge />
           <span>{t('nav.signedInAs', { name: session?.user.display_name || session?.user.username })}</span>
           <LanguageSelect />
           <button type="button" onClick={signOut}>

@@ -1,18 +1,17 @@
 import { useMutation } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { Navigate, useLocation } from 'react-router'
-import { apiFetch } from '../../api/api-client'
+import { api, ok } from '../../api/api'
 import { Alert } from '../../components/ui/alert'
 import { LanguageSelect } from '../../components/layout/language-select'
 import { sessionStore, useSession } from '../../session/session'
-import type { TokenAnswer } from '../../session/session-store'
 
 export function LoginPage() {
   const { t } = useTranslation()
   const session = useSession()
   const location = useLocation()
   const login = useMutation({
-    mutationFn: (body: { username: string; password: string }) => apiFetch<TokenAnswer>('/api/v1/auth/login', { json: body }),
+    mutationFn: (body: { username: string; password: string }) => ok(api.POST('/api/v1/auth/login', { body })),
     onSuccess: (answer) => sessionStore.signIn(answer),
   })
   if (session) {

@@ -5,7 +5,7 @@ import { routeEvent } from '../../events/event-router'
 import type { CommandList, DeviceDetail } from './platform-types'
 
 const command = (id: number, status: CommandList['commands'][number]['status'], attempts = 0) => ({
-  id, device_id: 'iot-1', action: 'ping', params: {}, status, attempts, created_at: 1,
+  id, device_id: 'iot-1', action: 'ping', params: {}, status, attempts, created_at: 1, delivered_at: null, acked_at: null, result: null, error: null,
 })
 const event = (name: string, data: unknown) => ({ event: name, data: JSON.stringify(data), id: '1' })
 

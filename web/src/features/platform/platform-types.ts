@@ -1,73 +1,26 @@
-// Shapes of the platform admin API's answers (contract §8; the server's TypeBox schemas are the source).
-export type CommandStatus = 'pending' | 'delivered' | 'done' | 'failed' | 'expired'
-export const COMMAND_STATUSES: readonly CommandStatus[] = ['pending', 'delivered', 'done', 'failed', 'expired']
+// Shapes of the platform admin API's answers (contract §8), taken from the types generated from the
+// server's /openapi.json (api/openapi.d.ts, `npm run gen:api`).
+import type { Answer } from '../../api/types'
 
-export interface PlatformDevice {
-  device_id: string
-  model: string | null
-  firmware_version: string | null
-  ip: string | null
-  last_online_at: number | null
-  online: boolean
-  created_at: number
-  expression: string | null
-}
+export type PlatformDeviceList = Answer<'/api/admin/devices', 'get'>
+export type PlatformDevice = PlatformDeviceList['devices'][number]
 
-export interface PlatformDeviceList {
-  success: boolean
-  devices: PlatformDevice[]
-  next_after?: string
-}
+export type PlatformSummary = Answer<'/api/admin/summary', 'get'>
 
-export interface PlatformSummary {
-  success: boolean
-  devices: { total: number; online: number; offline: number }
-  commands: Record<CommandStatus, number>
-  telemetry_24h: number
-  errors_24h: number
-}
+export type DeviceDetail = Answer<'/api/admin/device/{device_id}/detail', 'get'>
+export type TelemetryValue = DeviceDetail['latest_telemetry'][string]['value']
 
-export type TelemetryValue = number | boolean | string
+export type CommandList = Answer<'/api/admin/commands', 'get'>
+export type PlatformCommand = CommandList['commands'][number]
+export type CommandStatus = PlatformCommand['status']
+export const COMMAND_STATUSES = ['pending', 'delivered', 'done', 'failed', 'expired'] as const satisfies readonly CommandStatus[]
 
-export interface DeviceDetail {
-  success: boolean
-  device: PlatformDevice
-  latest_telemetry: Record<string, { ts: number; value: TelemetryValue }>
-}
+export type LogList = Answer<'/api/admin/logs', 'get'>
+export type LogEntry = LogList['logs'][number]
 
-export interface PlatformCommand {
-  id: number
-  device_id: string
-  action: string
-  params: Record<string, unknown>
-  status: CommandStatus
-  attempts: number
-  created_at: number
-}
+export type PlatformMeta = Answer<'/api/admin/meta', 'get'>
 
-export interface CommandList {
-  success: boolean
-  commands: PlatformCommand[]
-  next_before?: number
-}
-
-export interface LogEntry {
-  id: number
-  source: 'device' | 'operation'
-  device_id: string | null
-  level: 'debug' | 'info' | 'warn' | 'error'
-  tag: string | null
-  message: string
-  ts: number
-}
-
-export interface LogList {
-  success: boolean
-  logs: LogEntry[]
-  next_before?: number
-}
-
-/** A JSON Schema fragment as meta.actions describes each param. */
+/** A JSON Schema fragment as meta.actions describes each param (the API says only "an object"). */
 export interface ParamSchema {
   type?: string
   enum?: unknown[]
@@ -80,11 +33,4 @@ export interface ParamSchema {
   items?: ParamSchema
   anyOf?: ParamSchema[]
   description?: string
-}
-
-export interface PlatformMeta {
-  success: boolean
-  expressions: string[]
-  hid_keys: Record<string, number>
-  actions: { action: string; params: Record<string, ParamSchema> }[]
 }

@@ -1,21 +1,13 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { auditKeys } from '../../../api/query-keys'
+import type { Answer } from '../../../api/types'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 
-export interface AuditRecord {
-  id: number
-  at: number
-  actor: string
-  action: string
-  release_id: string | null
-  device_id: string | null
-  outcome: string
-  detail: Record<string, unknown>
-}
+export type AuditRecord = Answer<'/api/v1/admin/audit', 'get'>['records'][number]
 
 export const AUDIT_PAGE_SIZE = 50
 
@@ -24,10 +16,7 @@ export const auditQuery = () =>
     queryKey: auditKeys.list(),
     initialPageParam: null as number | null,
     queryFn: ({ pageParam, signal }) =>
-      apiFetch<{ records: AuditRecord[]; next_before?: number }>(
-        `/api/v1/admin/audit?limit=${AUDIT_PAGE_SIZE}${pageParam ? `&before=${pageParam}` : ''}`,
-        { signal },
-      ),
+      ok(api.GET('/api/v1/admin/audit', { params: { query: { limit: AUDIT_PAGE_SIZE, ...(pageParam ? { before: pageParam } : {}) } }, signal })),
     getNextPageParam: (last) => last.next_before ?? null,
   })
 

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { machineKeys } from '../../../api/query-keys'
 
 export interface BindInput {
@@ -13,7 +13,8 @@ export function useBindMachine() {
   const client = useQueryClient()
   return useMutation({
     mutationFn: ({ machine, username, password }: BindInput) =>
-      apiFetch<{ device_id: string }>(`/api/v1/devices/${encodeURIComponent(machine)}/auth/login`, { json: { username, password } }),
-    onSuccess: () => client.invalidateQueries({ queryKey: machineKeys.lists() }),
+      ok(api.POST('/api/v1/devices/{device_id}/auth/login', { params: { path: { device_id: machine } }, body: { username, password } })),
+    // The binding event refetches the lists too (throttled); this one shows the machine at once.
+    onSuccess: () => client.invalidateQueries({ queryKey: machineKeys.lists() }, { cancelRefetch: false }),
   })
 }

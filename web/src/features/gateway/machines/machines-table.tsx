@@ -4,7 +4,7 @@ import type { DeviceRecord } from '../../../api/types'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatSeconds } from '../../../components/ui/format'
 
-export function MachinesTable({ rows, footer }: { rows: readonly DeviceRecord[]; footer?: React.ReactNode }) {
+export function MachinesTable({ rows, footer, empty }: { rows: readonly DeviceRecord[]; footer?: React.ReactNode; empty?: string }) {
   const { t, i18n } = useTranslation()
   const columns: Column<DeviceRecord>[] = [
     { key: 'machine', header: t('machines.machine'), cell: (d) => <Link to={`/machines/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
@@ -16,5 +16,5 @@ export function MachinesTable({ rows, footer }: { rows: readonly DeviceRecord[];
     { key: 'version', header: t('machines.version'), cell: (d) => d.version },
     { key: 'heartbeat', header: t('machines.lastHeartbeat'), cell: (d) => formatSeconds(d.last_heartbeat, i18n.language, t('app.never')) },
   ]
-  return <DataTable caption={t('machines.title')} columns={columns} rows={rows} rowKey={(d) => d.device_id} empty={t('machines.empty')} footer={footer} />
+  return <DataTable caption={t('machines.title')} columns={columns} rows={rows} rowKey={(d) => d.device_id} empty={empty ?? t('machines.empty')} footer={footer} />
 }

@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
 
 /** POST /api/admin/commands/clear for one device, history included. */
 export function useClearCommands(deviceId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: () => apiFetch<{ deleted: number }>('/api/admin/commands/clear', { json: { device_id: deviceId, all: true } }),
+    mutationFn: () => ok(api.POST('/api/admin/commands/clear', { body: { device_id: deviceId, all: true } })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: platformKeys.commands(deviceId) })
       void client.invalidateQueries({ queryKey: platformKeys.summary() })

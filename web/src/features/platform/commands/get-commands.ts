@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { CommandList, PlatformMeta } from '../platform-types'
 
 export const COMMANDS_SHOWN = 50
 
@@ -9,14 +8,13 @@ export const COMMANDS_SHOWN = 50
 export const commandsQuery = (id: string) =>
   queryOptions({
     queryKey: platformKeys.commands(id),
-    queryFn: ({ signal }) =>
-      apiFetch<CommandList>(`/api/admin/commands?${new URLSearchParams({ device_id: id, limit: String(COMMANDS_SHOWN) })}`, { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/commands', { params: { query: { device_id: id, limit: COMMANDS_SHOWN } }, signal })),
   })
 
 /** GET /api/admin/meta: actions with their params' JSON Schemas, expressions, HID key names. Fixed per server. */
 export const metaQuery = () =>
   queryOptions({
     queryKey: platformKeys.meta(),
-    queryFn: ({ signal }) => apiFetch<PlatformMeta>('/api/admin/meta', { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/meta', { signal })),
     staleTime: Infinity,
   })

@@ -46,7 +46,9 @@ export function fieldOf(name: string, schema: ParamSchema): ParamField {
 }
 
 /** One field per param of the action, in the order meta lists them. */
-export const fieldsOf = (params: Record<string, ParamSchema>): ParamField[] => Object.entries(params).map(([name, schema]) => fieldOf(name, schema))
+/** The API types each param's schema as any JSON; a non-object reads as an unknown shape (a JSON field). */
+export const fieldsOf = (params: Readonly<Record<string, unknown>>): ParamField[] =>
+  Object.entries(params).map(([name, schema]) => fieldOf(name, (typeof schema === 'object' && schema !== null ? schema : {}) as ParamSchema))
 
 /**
  * The params object for the chosen action, typed as the schema says (integers as numbers,

@@ -1,14 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { CommandList, PlatformCommand } from '../platform-types'
+import type { CommandList } from '../platform-types'
 
 /** POST /api/admin/device/{id}/command; the queued command goes to the top of the Commands table at once. */
 export function useSendCommand(deviceId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: (input: { action: string; params: Record<string, unknown> }) =>
-      apiFetch<{ command: PlatformCommand }>(`/api/admin/device/${encodeURIComponent(deviceId)}/command`, { json: input }),
+      ok(api.POST('/api/admin/device/{device_id}/command', { params: { path: { device_id: deviceId } }, body: input })),
     onSuccess: ({ command }) => {
       client.setQueryData<CommandList>(platformKeys.commands(deviceId), (list) =>
         list && !list.commands.some((c) => c.id === command.id) ? { ...list, commands: [command, ...list.commands] } : list,

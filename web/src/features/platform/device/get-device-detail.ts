@@ -1,11 +1,10 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { DeviceDetail } from '../platform-types'
 
 /** GET /api/admin/device/{id}/detail; refreshed by §11 platform-device events. */
 export const deviceDetailQuery = (id: string) =>
   queryOptions({
     queryKey: platformKeys.detail(id),
-    queryFn: ({ signal }) => apiFetch<DeviceDetail>(`/api/admin/device/${encodeURIComponent(id)}/detail`, { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/device/{device_id}/detail', { params: { path: { device_id: id } }, signal })),
   })

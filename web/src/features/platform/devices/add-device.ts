@@ -1,18 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { PlatformDevice } from '../platform-types'
+import type { Answer } from '../../../api/types'
 
-export interface AddDeviceAnswer {
-  device: PlatformDevice
-  device_token: string
-}
+export type AddDeviceAnswer = Answer<'/api/admin/device/add', 'post'>
 
 /** POST /api/admin/device/add: the answer carries the device token, shown once. */
 export function useAddDevice() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (input: { device_id: string; model: string }) => apiFetch<AddDeviceAnswer>('/api/admin/device/add', { json: input }),
+    mutationFn: (input: { device_id: string; model: string }) => ok(api.POST('/api/admin/device/add', { body: input })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: platformKeys.devices() })
       void client.invalidateQueries({ queryKey: platformKeys.summary() })

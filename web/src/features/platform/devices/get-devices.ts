@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { PlatformDeviceList } from '../platform-types'
 
 export const DEVICES_PAGE_SIZE = 100
 
@@ -9,9 +8,5 @@ export const DEVICES_PAGE_SIZE = 100
 export const devicesQuery = (after: string | null, limit = DEVICES_PAGE_SIZE) =>
   queryOptions({
     queryKey: platformKeys.devicePage(after),
-    queryFn: ({ signal }) => {
-      const params = new URLSearchParams({ limit: String(limit) })
-      if (after) params.set('after', after)
-      return apiFetch<PlatformDeviceList>(`/api/admin/devices?${params}`, { signal })
-    },
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/devices', { params: { query: { limit, ...(after ? { after } : {}) } }, signal })),
   })

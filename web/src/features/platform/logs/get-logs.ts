@@ -1,22 +1,22 @@
 import { infiniteQueryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { LogList } from '../platform-types'
+import type { paths } from '../../../api/openapi'
 
 export const LOGS_PAGE_SIZE = 50
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 
-const fetchLogs = (params: Record<string, string>, before: number | null, signal: AbortSignal) => {
-  const query = new URLSearchParams({ ...params, limit: String(LOGS_PAGE_SIZE) })
-  if (before !== null) query.set('before', String(before))
-  return apiFetch<LogList>(`/api/admin/logs?${query}`, { signal })
-}
+type LogsQuery = NonNullable<paths['/api/admin/logs']['get']['parameters']['query']>
+
+const fetchLogs = (params: Omit<LogsQuery, 'limit' | 'before'>, before: number | null, signal: AbortSignal) =>
+  ok(api.GET('/api/admin/logs', { params: { query: { ...params, limit: LOGS_PAGE_SIZE, ...(before !== null ? { before } : {}) } }, signal }))
 
 /** A device's logs, newest first, paged with the API's `before` cursor; level '' means every level. */
 export const deviceLogsQuery = (id: string, level: string) =>
   infiniteQueryOptions({
     queryKey: platformKeys.deviceLogs(id, level),
-    queryFn: ({ pageParam, signal }) => fetchLogs({ source: 'device', device_id: id, ...(level ? { level } : {}) }, pageParam, signal),
+    queryFn: ({ pageParam, signal }) =>
+      fetchLogs({ source: 'device', device_id: id, ...(level ? { level: level as NonNullable<LogsQuery['level']> } : {}) }, pageParam, signal),
     initialPageParam: null as number | null,
     getNextPageParam: (last) => last.next_before ?? null,
   })

@@ -1,11 +1,10 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
-import type { PlatformSummary } from '../platform-types'
 
 /** GET /api/admin/summary; §11 platform-device and command events invalidate it. */
 export const summaryQuery = () =>
   queryOptions({
     queryKey: platformKeys.summary(),
-    queryFn: ({ signal }) => apiFetch<PlatformSummary>('/api/admin/summary', { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/summary', { signal })),
   })

@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { platformKeys } from '../../../api/query-keys'
 import type { TelemetryValue } from '../platform-types'
 
@@ -13,18 +13,18 @@ export const TELEMETRY_POINTS = 1000
 /** Telemetry is not pushed (§11 has no telemetry event), so the chart polls. */
 export const TELEMETRY_REFRESH_MS = 10_000
 
-interface SeriesAnswer {
-  series: Record<string, [number, TelemetryValue][]>
-}
-
 /** The newest TELEMETRY_POINTS points of one key over the chosen range (GET /api/admin/device/{id}/telemetry). */
 export const telemetryQuery = (id: string, key: string, range: RangeName) =>
   queryOptions({
     queryKey: platformKeys.telemetry(id, key, range),
     queryFn: async ({ signal }) => {
-      const params = new URLSearchParams({ keys: key, from: String(Date.now() - RANGES[range]), limit: String(TELEMETRY_POINTS) })
-      const answer = await apiFetch<SeriesAnswer>(`/api/admin/device/${encodeURIComponent(id)}/telemetry?${params}`, { signal })
-      return answer.series[key] ?? []
+      const answer = await ok(
+        api.GET('/api/admin/device/{device_id}/telemetry', {
+          params: { path: { device_id: id }, query: { keys: key, from: Date.now() - RANGES[range], limit: TELEMETRY_POINTS } },
+          signal,
+        }),
+      )
+      return (answer.series[key] ?? []) as [number, TelemetryValue][]
     },
     refetchInterval: TELEMETRY_REFRESH_MS,
   })

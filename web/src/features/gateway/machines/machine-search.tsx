@@ -1,0 +1,78 @@
+import { useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useSearchParams } from 'react-router'
+
+/** The characters of a machine id (contract §2): a search for anything else cannot match. */
+const ID_CHARS = /^[A-Za-z0-9._:-]{0,64}$/
+/** Typing settles this long before the list asks the server. */
+export const SEARCH_DELAY_MS = 300
+
+/** The search prefix from the URL (`?q=`), "" for none. */
+export function useMachineSearch(): string {
+  const [params] = useSearchParams()
+  const q = params.get('q') ?? ''
+  return ID_CHARS.test(q) ? q : ''
+}
+
+/**
+ * "Find by machine id": a prefix search kept in the URL (`?q=pnp-1`). A new search starts at the
+ * first page. Typing is applied once it pauses; Enter applies it at once.
+ */
+export function MachineSearch() {
+  const { t } = useTranslation()
+  const id = useId()
+  const [params, setParams] = useSearchParams()
+  const q = params.get('q') ?? ''
+  const [text, setText] = useState(q)
+  // The search this box last put in the URL, and the URL's as last seen: a search changed from
+  // outside (Back, a link) replaces the text; one this box made leaves what is being typed alone.
+  const [applied, setApplied] = useState(q)
+  const [seen, setSeen] = useState(q)
+  if (q !== seen) {
+    setSeen(q)
+    if (q !== applied) {
+      setApplied(q)
+      setText(q)
+    }
+  }
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  const valid = ID_CHARS.test(text)
+  const apply = (value: string) => {
+    clearTimeout(timer.current)
+    if (!ID_CHARS.test(value) || value === q) return
+    setApplied(value)
+    setParams(value ? { q: value } : {}, { replace: true })
+  }
+  return (
+    <form
+      role="search"
+      className="machine-search"
+      onSubmit={(e) => {
+        e.preventDefault()
+        apply(text)
+      }}
+    >
+      <label htmlFor={id}>{t('machines.search')}</label>
+      <input
+        id={id}
+        type="search"
+        value={text}
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={!valid}
+        aria-describedby={valid ? undefined : `${id}-problem`}
+        onChange={(e) => {
+          const value = e.target.value
+          setText(value)
+          clearTimeout(timer.current)
+          timer.current = setTimeout(() => apply(value), SEARCH_DELAY_MS)
+        }}
+      />
+      {valid ? null : (
+        <span id={`${id}-problem`} role="alert" className="field-problem">
+          {t('machines.searchInvalid')}
+        </span>
+      )}
+    </form>
+  )
+}
