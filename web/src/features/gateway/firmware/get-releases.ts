@@ -1,23 +1,10 @@
 import { infiniteQueryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { firmwareKeys } from '../../../api/query-keys'
+import type { Answer } from '../../../api/types'
 
-export interface Release {
-  release_id: string
-  image_version: number
-  display_version: string
-  state: 'published' | 'active'
-  size: number
-  sha256: string
-  created_at: number
-  created_by: string
-  download_count: number
-}
-
-interface ReleaseList {
-  releases: Release[]
-  next_before?: string
-}
+export type ReleaseList = Answer<'/api/v1/admin/firmware/slave/releases', 'get'>
+export type Release = ReleaseList['releases'][number]
 
 export const RELEASES_PATH = '/api/v1/admin/firmware/slave/releases'
 
@@ -26,6 +13,10 @@ export const releasesQuery = () =>
     queryKey: firmwareKeys.releases(),
     initialPageParam: null as string | null,
     queryFn: ({ pageParam, signal }) =>
-      apiFetch<ReleaseList>(`${RELEASES_PATH}?limit=100${pageParam ? `&before=${encodeURIComponent(pageParam)}` : ''}`, { signal }),
+      ok(api.GET('/api/v1/admin/firmware/slave/releases', { params: { query: { limit: 100, ...(pageParam ? { before: pageParam } : {}) } }, signal })),
     getNextPageParam: (last) => last.next_before ?? null,
   })
+
+/** POST …/releases/{release_id}/activate: the previously active release goes back to published. */
+export const activateRelease = (releaseId: string) =>
+  ok(api.POST('/api/v1/admin/firmware/slave/releases/{release_id}/activate', { params: { path: { release_id: releaseId } } }))

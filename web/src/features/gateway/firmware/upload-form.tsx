@@ -1,21 +1,24 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useId } from 'react'
+import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { apiFetch } from '../../../api/api-client'
 import { ApiError } from '../../../api/api-error'
 import { firmwareKeys } from '../../../api/query-keys'
 import { Alert, Notice } from '../../../components/ui/alert'
 import { Region } from '../../../components/ui/region'
-import { RELEASES_PATH } from './get-releases'
+import { uploadRelease, type UploadProgress } from './upload-release'
+import { UploadProgressBar } from './upload-progress-bar'
 
-/** Image + manifest → POST releases; a 422 lists each of its reasons. */
+/** Image + manifest → POST releases, with its progress while it runs; a 422 lists each of its reasons. */
 export function UploadForm() {
   const { t } = useTranslation()
   const client = useQueryClient()
   const imageId = useId()
   const manifestId = useId()
+  const [progress, setProgress] = useState<UploadProgress | null>(null)
   const upload = useMutation({
-    mutationFn: (form: FormData) => apiFetch<{ release_id: string }>(RELEASES_PATH, { form }),
+    mutationFn: (form: FormData) => uploadRelease(form, setProgress),
+    onMutate: () => setProgress({ loaded: 0, total: 0 }),
+    onSettled: () => setProgress(null),
     onSuccess: () => client.invalidateQueries({ queryKey: firmwareKeys.all }),
   })
   const submit = (e: React.FormEvent<HTMLFormElement>) => {
@@ -40,6 +43,7 @@ export function UploadForm() {
           {t('firmware.upload')}
         </button>
       </form>
+      {upload.isPending && progress ? <UploadProgressBar progress={progress} /> : null}
       {error ? (
         <Alert title={reasons.length > 0 ? t('firmware.rejected') : undefined}>
           {reasons.length > 0 ? (
