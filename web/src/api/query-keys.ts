@@ -34,9 +34,16 @@ export const rolloutKeys = {
   detail: (id: string) => [...rolloutKeys.all, 'detail', id] as const,
 }
 
+/** The audit log's filters (`action`, `actor`, `release_id` of GET /api/v1/admin/audit); absent: any. */
+export interface AuditFilter {
+  action?: string
+  actor?: string
+  release_id?: string
+}
+
 export const auditKeys = {
   all: ['audit'] as const,
-  list: () => [...auditKeys.all, 'list'] as const,
+  list: (filter: AuditFilter) => [...auditKeys.all, 'list', filter] as const,
 }
 
 export const platformKeys = {

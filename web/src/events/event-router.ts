@@ -12,6 +12,9 @@ interface CommandEvent {
   attempts: number
 }
 
+/** Command states that come with the device's `result` or `error`. */
+const FINISHED = new Set(['done', 'failed'])
+
 interface CommandRow {
   id: string | number
   status: string
@@ -78,7 +81,8 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
         if ('pages' in old) return { ...old, pages: old.pages.map((p) => ({ ...p, commands: update(p.commands) })) }
         return { ...old, commands: update(old.commands) }
       })
-      if (!found) void client.invalidateQueries({ queryKey: platformKeys.commands(c.device_id) })
+      // The event has no `result` or `error`: a finished command's row is read again to show them.
+      if (!found || FINISHED.has(c.status)) void client.invalidateQueries({ queryKey: platformKeys.commands(c.device_id) })
       else refetchIfFetching(client, platformKeys.commands(c.device_id))
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
       return

@@ -14,13 +14,24 @@ describe('§11 events in the platform pages’ cache', () => {
     const client = new QueryClient()
     client.setQueryData<CommandList>(platformKeys.commands('iot-1'), { success: true, commands: [command(2, 'pending'), command(1, 'done', 1)] })
     routeEvent(client, event('command', { device_id: 'iot-1', id: 2, action: 'ping', status: 'delivered', attempts: 1, at: 5 }))
-    routeEvent(client, event('command', { device_id: 'iot-1', id: 2, action: 'ping', status: 'done', attempts: 1, at: 6 }))
-    const rows = client.getQueryData<CommandList>(platformKeys.commands('iot-1'))!.commands
-    expect(rows.map((c) => [c.id, c.status, c.attempts])).toEqual([
-      [2, 'done', 1],
+    const rows = () => client.getQueryData<CommandList>(platformKeys.commands('iot-1'))!.commands
+    expect(rows().map((c) => [c.id, c.status, c.attempts])).toEqual([
+      [2, 'delivered', 1],
       [1, 'done', 1],
     ])
     expect(client.getQueryState(platformKeys.commands('iot-1'))?.isInvalidated).toBe(false)
+    routeEvent(client, event('command', { device_id: 'iot-1', id: 2, action: 'ping', status: 'done', attempts: 1, at: 6 }))
+    expect(rows().map((c) => [c.id, c.status, c.attempts])).toEqual([
+      [2, 'done', 1],
+      [1, 'done', 1],
+    ])
+  })
+
+  it('a finished command makes the list refetch, for the result or error the event does not carry', () => {
+    const client = new QueryClient()
+    client.setQueryData<CommandList>(platformKeys.commands('iot-1'), { success: true, commands: [command(2, 'delivered', 1)] })
+    routeEvent(client, event('command', { device_id: 'iot-1', id: 2, action: 'ping', status: 'failed', attempts: 1, at: 6 }))
+    expect(client.getQueryState(platformKeys.commands('iot-1'))?.isInvalidated).toBe(true)
   })
 
   it('a command not yet listed makes the list refetch', () => {

@@ -1,29 +1,31 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { api, ok } from '../../../api/api'
-import { auditKeys } from '../../../api/query-keys'
+import { auditKeys, type AuditFilter } from '../../../api/query-keys'
 import type { Answer } from '../../../api/types'
 import { DataTable, type Column } from '../../../components/ui/data-table'
 import { formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
+import { AuditFilters, useAuditFilter } from './audit-filters'
 
 export type AuditRecord = Answer<'/api/v1/admin/audit', 'get'>['records'][number]
 
 export const AUDIT_PAGE_SIZE = 50
 
-export const auditQuery = () =>
+/** Newest first; every page, "Load more" included, asks with the same filter. */
+export const auditQuery = (filter: AuditFilter = {}) =>
   infiniteQueryOptions({
-    queryKey: auditKeys.list(),
+    queryKey: auditKeys.list(filter),
     initialPageParam: null as number | null,
     queryFn: ({ pageParam, signal }) =>
-      ok(api.GET('/api/v1/admin/audit', { params: { query: { limit: AUDIT_PAGE_SIZE, ...(pageParam ? { before: pageParam } : {}) } }, signal })),
+      ok(api.GET('/api/v1/admin/audit', { params: { query: { ...filter, limit: AUDIT_PAGE_SIZE, ...(pageParam ? { before: pageParam } : {}) } }, signal })),
     getNextPageParam: (last) => last.next_before ?? null,
   })
 
-/** /audit: newest first, older pages by the API's cursor. */
+/** /audit: newest first, filtered by action, actor and release (kept in the URL), older pages by the API's cursor. */
 export function AuditPage() {
   const { t, i18n } = useTranslation()
-  const audit = useInfiniteQuery(auditQuery())
+  const audit = useInfiniteQuery(auditQuery(useAuditFilter()))
   const rows = audit.data?.pages.flatMap((p) => p.records) ?? []
   const columns: Column<AuditRecord>[] = [
     { key: 'time', header: t('audit.time'), cell: (r) => formatSeconds(r.at, i18n.language, '') },
@@ -35,6 +37,7 @@ export function AuditPage() {
   return (
     <>
       <h1>{t('audit.title')}</h1>
+      <AuditFilters />
       {audit.data ? (
         <DataTable
           caption={t('audit.title')}
