@@ -133,6 +133,8 @@ describe.skipIf(!chromiumAvailable())('console: staged firmware rollouts', () =>
     expect(await actionsEnabled()).toEqual([true, false, true])
     await checkAxe('the rollout page')
     await screenshot(page, 'rollout-en')
+    // The viewport only: the picture docs/console-rollout.png is copied from.
+    await screenshot(page, 'rollout-viewport-en', { fullPage: false })
 
     await page.getByRole('button', { name: 'Pause', exact: true }).click()
     await expect.poll(() => page.getByRole('main').textContent()).toContain('State: Paused')

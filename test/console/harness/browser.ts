@@ -41,10 +41,10 @@ export async function newContext(browser: Browser, baseURL: string, locale = 'en
   return context
 }
 
-/** Saves a full-page screenshot as test-results/screenshots/<name>.png, for people to look at. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves a screenshot as test-results/screenshots/<name>.png, for people to look at: the full page, or with `fullPage: false` the viewport (for the docs). */
+export async function screenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage })
 }
 
 /** Signs in through the login page by role and accessible name. */
