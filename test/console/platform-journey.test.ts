@@ -143,6 +143,9 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     await bleep.waitFor()
     await expect.poll(() => bleep.getByRole('cell').nth(2).textContent(), { timeout: 10_000 }).toBe('done')
     expect(await bleep.getByRole('cell').nth(3).textContent()).toBe('1')
+    // What the device answered (an object: JSON), and no error.
+    await expect.poll(() => bleep.getByRole('cell').nth(4).textContent()).toBe('{ "beeped_ms": 120 }')
+    expect(await bleep.getByRole('cell').nth(5).textContent()).toBe('—')
 
     await action.selectOption('hid_combo')
     await form.getByRole('listbox', { name: 'keys', exact: true }).selectOption(['LCTRL', 'C'])
@@ -204,13 +207,57 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
     await context.close()
   })
 
+  it('shows each command’s result and error as the device reported them: text as text, anything else as JSON', async () => {
+    const probe = 'cmd-probe'
+    const { device_token } = await admin<{ device_token: string }>('/api/admin/device/add', { device_id: probe, model: 'esp32-s3' })
+    const ids: number[] = []
+    for (const action of ['ping', 'reboot', 'ping']) ids.push((await admin<{ command: { id: number } }>(`/api/admin/device/${probe}/command`, { action, params: {} })).command.id)
+    const headers = { 'x-device-token': device_token, 'content-type': 'application/json' }
+    expect((await fetch(`${server.url}/v1/device/${probe}/commands`, { headers })).status).toBe(200)
+    const acks = [
+      { id: ids[0], success: true, result: 'pong from the bench' },
+      { id: ids[1], success: false, error: 'motor stalled' },
+      { id: ids[2], success: true, result: { pong: true, temps: [41.5, 39], nested: { fan: 'on' } } },
+    ]
+    const ack = await fetch(`${server.url}/v1/device/${probe}/commands/ack`, { method: 'POST', headers, body: JSON.stringify({ acks }) })
+    expect(ack.status).toBe(200)
+
+    const context = await newContext(browser, server.url)
+    const page = await context.newPage()
+    await signIn(page, 'root', 'root-password')
+    await page.goto(`/platform/devices/${probe}`)
+    const commands = page.getByRole('table', { name: 'Commands', exact: true })
+    await expect.poll(() => commands.getByRole('columnheader').allTextContents()).toEqual(expect.arrayContaining(['Result', 'Error']))
+    // The row whose Id cell (the first) is `id`: its text starts with the id, then the action.
+    const row = (id: number) => commands.getByRole('row').filter({ hasText: new RegExp(`^${id}(ping|reboot)`) })
+    await expect.poll(() => row(ids[0]!).getByRole('cell').nth(4).textContent()).toBe('pong from the bench')
+    expect(await row(ids[0]!).getByRole('cell').nth(5).textContent()).toBe('—')
+    expect(await row(ids[1]!).getByRole('cell').nth(2).textContent()).toBe('failed')
+    expect(await row(ids[1]!).getByRole('cell').nth(4).textContent()).toBe('—')
+    expect(await row(ids[1]!).getByRole('cell').nth(5).textContent()).toBe('motor stalled')
+    // Longer than a line: formatted JSON, as the device sent it.
+    expect(await row(ids[2]!).getByRole('cell').nth(4).textContent()).toBe(JSON.stringify(acks[2]!.result, null, 2))
+    const text = await commands.textContent()
+    expect(text).not.toContain('undefined')
+    expect(text).not.toContain('[object Object]')
+    await checkAxe(page, 'the commands table with results and errors')
+    await screenshot(page, 'platform-command-results-en')
+    await context.close()
+  })
+
   it('shows the device page in Chinese: chart, command form, commands table and clear-logs button named in Chinese, and passes axe', async () => {
     const context = await newContext(browser, server.url)
     const page = await context.newPage()
     await signIn(page, 'root', 'root-password')
     await page.getByLabel('Language', { exact: true }).selectOption('zh-CN')
     await page.goto('/platform')
+    await page.getByRole('heading', { name: '平台', exact: true }).waitFor()
+    await checkAxe(page, '/platform in Chinese')
+    await screenshot(page, 'platform-summary-zh')
     await page.getByRole('link', { name: '设备', exact: true }).click()
+    await page.getByRole('table', { name: '设备', exact: true }).getByRole('link', { name: DEVICE, exact: true }).waitFor()
+    await checkAxe(page, '/platform/devices in Chinese')
+    await screenshot(page, 'platform-devices-zh')
     await page.getByRole('table', { name: '设备', exact: true }).getByRole('link', { name: DEVICE, exact: true }).click()
     // The telemetry chart, the command form, the commands table and the clear-logs button, each named in Chinese.
     const named = [
@@ -220,8 +267,13 @@ describe.skipIf(!chromiumAvailable())('console: an administrator runs the platfo
       page.getByRole('button', { name: '清空日志', exact: true }),
     ]
     await expect.poll(() => Promise.all(named.map((l) => l.count()))).toEqual([1, 1, 1, 1])
+    await expect.poll(() => page.getByRole('table', { name: '命令', exact: true }).getByRole('columnheader').allTextContents()).toEqual(expect.arrayContaining(['结果', '错误']))
     await checkAxe(page, '/platform/devices/{id} in Chinese')
     await screenshot(page, 'platform-device-zh')
+    await page.goto('/platform/logs')
+    await page.getByRole('table', { name: '操作日志', exact: true }).getByRole('cell').first().waitFor()
+    await checkAxe(page, '/platform/logs in Chinese')
+    await screenshot(page, 'platform-operation-log-zh')
     await context.close()
   })
 
