@@ -1,8 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../../api/api-client'
-import type { Rollout, RolloutAnswer } from '../../../../api/types'
+import { api, ok } from '../../../../api/api'
+import type { Rollout } from '../../../../api/types'
 import { putRollout } from '../../../../events/rollout-events'
-import { rolloutPath } from './get-rollouts'
 
 export type RolloutAction = 'pause' | 'resume' | 'abort'
 
@@ -17,7 +16,8 @@ export function rolloutActionApplies(action: RolloutAction, state: Rollout['stat
 export function useChangeRollout(id: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (action: RolloutAction) => apiFetch<RolloutAnswer>(`${rolloutPath(id)}/${action}`, { method: 'POST' }),
+    mutationFn: (action: RolloutAction) =>
+      ok(api.POST(`/api/v1/admin/firmware/slave/rollouts/{rollout_id}/${action}`, { params: { path: { rollout_id: id } } })),
     onSuccess: ({ rollout }) => putRollout(client, rollout),
   })
 }

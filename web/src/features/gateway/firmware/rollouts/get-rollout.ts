@@ -1,8 +1,6 @@
 import { infiniteQueryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../../api/api-client'
+import { api, ok } from '../../../../api/api'
 import { rolloutKeys } from '../../../../api/query-keys'
-import type { RolloutDetail } from '../../../../api/types'
-import { rolloutPath } from './get-rollouts'
 
 export const ROLLOUT_MACHINES_PAGE_SIZE = 100
 
@@ -12,6 +10,11 @@ export const rolloutQuery = (id: string) =>
     queryKey: rolloutKeys.detail(id),
     initialPageParam: null as string | null,
     queryFn: ({ pageParam, signal }) =>
-      apiFetch<RolloutDetail>(`${rolloutPath(id)}?limit=${ROLLOUT_MACHINES_PAGE_SIZE}${pageParam ? `&after=${encodeURIComponent(pageParam)}` : ''}`, { signal }),
-    getNextPageParam: (last) => (last.next_after === undefined || last.next_after === null ? null : String(last.next_after)),
+      ok(
+        api.GET('/api/v1/admin/firmware/slave/rollouts/{rollout_id}', {
+          params: { path: { rollout_id: id }, query: { limit: ROLLOUT_MACHINES_PAGE_SIZE, ...(pageParam ? { after: pageParam } : {}) } },
+          signal,
+        }),
+      ),
+    getNextPageParam: (last) => last.next_after ?? null,
   })

@@ -1,14 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { apiFetch } from '../../../../api/api-client'
-import type { RolloutAnswer, StartRolloutBody } from '../../../../api/types'
+import { api, ok } from '../../../../api/api'
+import type { StartRolloutBody } from '../../../../api/types'
 import { putRollout } from '../../../../events/rollout-events'
-import { ROLLOUTS_PATH } from './get-rollouts'
 
 /** `POST …/rollouts` → 201 `{rollout}`; 400 (stages, ratio), 404 (release) and 409 (one running or paused) keep the server's message. */
 export function useStartRollout() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: StartRolloutBody) => apiFetch<RolloutAnswer>(ROLLOUTS_PATH, { json: body }),
+    mutationFn: (body: StartRolloutBody) => ok(api.POST('/api/v1/admin/firmware/slave/rollouts', { body })),
     onSuccess: ({ rollout }) => putRollout(client, rollout),
   })
 }
