@@ -23,6 +23,8 @@ export interface RolloutEngineDeps {
 
 /** Counts are announced at most this often (§11). */
 const COUNTS_INTERVAL_S = 1
+/** Machines of aborted rollouts are checked for silence every this many passes (they are rare; the check costs a statement). */
+const ABORTED_CHECK_EVERY = 10
 /** Who the audit names for decisions the rollout takes by itself. */
 export const ROLLOUT_ACTOR = 'fleetgate-rollouts'
 
@@ -36,6 +38,7 @@ export const ROLLOUT_ACTOR = 'fleetgate-rollouts'
 export class RolloutEngine {
   private readonly task: PeriodicTask
   private release: OfferedRelease | undefined
+  private passes = 0
 
   constructor(private readonly deps: RolloutEngineDeps) {
     this.task = new PeriodicTask(
@@ -80,10 +83,13 @@ export class RolloutEngine {
 
   private async pass(): Promise<void> {
     const { repo } = this.deps
+    const now = nowSeconds()
+    if (this.passes++ % ABORTED_CHECK_EVERY === 0) {
+      for (const machine of await repo.failSilentAfterAbort(now - this.deps.stepTimeoutSeconds, now, this.silenceError())) this.machineChanged(machine.rollout_id, machine)
+    }
     const rollout = await repo.findActive()
     if (!rollout) return
-    const now = nowSeconds()
-    const silent = await repo.failSilent(rollout.rollout_id, now - this.deps.stepTimeoutSeconds, now, `no report for ${this.deps.stepTimeoutSeconds} s`)
+    const silent = await repo.failSilent(rollout.rollout_id, now - this.deps.stepTimeoutSeconds, now, this.silenceError())
     for (const machine of silent) this.machineChanged(rollout.rollout_id, machine)
     const tally = await repo.tally(rollout.rollout_id)
     const counts = countsOf(tally)
@@ -91,6 +97,10 @@ export class RolloutEngine {
     if (rollout.state === 'running') current = (await this.decide(rollout, tally, counts, now)) ?? rollout
     if (current.state === 'running') await this.deps.offers.offerDue(current, await this.releaseOf(current))
     await this.announceCounts(current, counts, now)
+  }
+
+  private silenceError(): string {
+    return `no report for ${this.deps.stepTimeoutSeconds} s`
   }
 
   /** Ends the open stage when every machine of it ended; returns the rollout as it is after the decision. */

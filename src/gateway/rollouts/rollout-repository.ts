@@ -240,6 +240,18 @@ export class RolloutRepository {
       .execute()
   }
 
+  /** The same for aborted rollouts, whose machines may still finish (§14): returns those failed, with their rollout. */
+  failSilentAfterAbort(silentSince: number, now: number, error: string): Promise<(ChangedMachine & { rollout_id: string })[]> {
+    return this.db
+      .updateTable('rollout_devices')
+      .set({ state: 'failed', error, updated_at: now })
+      .where('state', 'in', IN_PROGRESS_STATES)
+      .where('last_report_at', '<', silentSince)
+      .where('rollout_id', 'in', (eb) => eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted'))
+      .returning(['rollout_id', ...CHANGED_COLUMNS])
+      .execute()
+  }
+
   /** Waiting machines due for a try whose link this instance holds (by the devices table's hint). */
   async dueHere(rolloutId: string, instanceId: string, now: number, limit: number): Promise<string[]> {
     const rows = await this.db

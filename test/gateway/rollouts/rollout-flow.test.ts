@@ -128,6 +128,22 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     await expect.poll(async () => (await detail(rolloutId)).rollout.state, { timeout: 5000 }).toBe('completed')
   })
 
+  it('after an abort, takes the reports of a machine still installing, and fails one that falls silent', async () => {
+    const releaseId = await t.upload(105)
+    const [finishing, silent] = [uniqueDeviceId('ab'), uniqueDeviceId('ab')]
+    const machinesOf = await Promise.all([finishing, silent].map((id) => link(id)))
+    const created = await t.api('POST', '', { release_id: releaseId, devices: [finishing, silent], stages: [100] })
+    const rolloutId = created.body.rollout.rollout_id
+    const offers = await Promise.all(machinesOf.map((m) => offerTo(m)))
+    machinesOf.forEach((m, i) => report(m, offers[i]!, 'downloading', { progress: 10 }))
+    await expect.poll(async () => (await detail(rolloutId)).rollout.counts.downloading, { timeout: 5000 }).toBe(2)
+    expect((await t.api('POST', `/${rolloutId}/abort`)).body.rollout.state).toBe('aborted')
+    report(machinesOf[0]!, offers[0]!, 'installed')
+    await expect.poll(() => machineState(rolloutId, finishing), { timeout: 5000 }).toBe('installed')
+    await expect.poll(() => machineState(rolloutId, silent), { timeout: 8000 }).toBe('failed')
+    expect((await detail(rolloutId)).rollout.state).toBe('aborted')
+  })
+
   it('ignores reports for a rollout never offered to the machine, and closes the link on a malformed one', async () => {
     const id = uniqueDeviceId('stray')
     const m = await link(id)
