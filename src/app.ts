@@ -26,7 +26,7 @@ import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
 import { installErrorHandler } from './http/error-handler.js'
-import { installGracefulClose } from './http/graceful-close.js'
+import { installGracefulClose, type GracefulCloseOptions } from './http/graceful-close.js'
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { installRequestMetrics } from './http/request-metrics.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -42,6 +42,9 @@ import type { Storage } from './storage/storage.js'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
 
+/** How long an idle keep-alive connection is kept (see the Fastify options below). */
+const KEEP_ALIVE_TIMEOUT_MS = 5000
+
 export interface BuildOptions {
   /** Opened and migrated storage; the app closes it when it closes. */
   storage: Storage
@@ -56,6 +59,8 @@ export interface BuildOptions {
   rollouts?: RolloutOptions
   /** Instance liveness timings; only tests change them. */
   presence?: InstancePresenceOptions
+  /** How a closing server treats idle keep-alive connections (`serve` leaves them to their clients a while). */
+  gracefulClose?: GracefulCloseOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
   /** Event-stream timings and limits (keep-alive, sweeps); only tests change them. */
@@ -74,6 +79,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
+    // Node's own default (Fastify's is 72 s): clients close idle connections first, as they are
+    // told (`Keep-Alive: timeout=5`), and the proxy's must be shorter (nginx: 4 s, deploy/nginx).
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // Requests arriving while the server closes are served, not refused with Fastify's own 503
     // (see installGracefulClose).
     return503OnClosing: false,
@@ -96,7 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     reply.header('x-request-id', request.id)
     done()
   })
-  installGracefulClose(app)
+  installGracefulClose(app, options.gracefulClose)
   installValidator(app)
   installJsonBodyParser(app)
   installErrorHandler(app)

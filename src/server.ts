@@ -25,13 +25,20 @@ export async function openConfiguredStorage(config: Config): Promise<Storage> {
   }
 }
 
+/**
+ * Idle keep-alive connections are left to their clients this long at shutdown: nginx closes its
+ * own after 2 s (deploy/nginx), other clients theirs after about 3 s (the `Keep-Alive: timeout=5`
+ * hint less their margin). Kept short: the link drain and the close follow within §1's 10 s.
+ */
+const KEEP_ALIVE_DRAIN_MS = 3000
+
 /** `fleetgate serve`: load config → open storage → build app → listen → close gracefully. */
 export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   loadDotEnv(env)
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
   const storage = await openConfiguredStorage(config)
-  const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel) })
+  const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel), gracefulClose: { keepAliveDrainMs: KEEP_ALIVE_DRAIN_MS } })
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }

@@ -218,8 +218,12 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     const heldCounts = cluster.instances.map((i) => [...lastHolders.values()].filter((holder) => holder === i.id).length)
 
     // Every acknowledged write is there.
-    const res = await fetch(`${cluster.url}/api/admin/device/${telemetryDevice}/telemetry?keys=seq&from=${base}&to=${base + 100_000}&limit=1000`, { headers: { 'x-console-token': CONSOLE_TOKEN } })
-    const stored = new Set(((await res.json()) as { series: { seq?: [number, number][] } }).series.seq?.map(([, v]) => v))
+    // Read back in windows of 1,000 points (the query's limit per key); point seq has ts base + seq.
+    const stored = new Set<number>()
+    for (let from = base; from <= base + Math.max(0, ...acked); from += 1000) {
+      const res = await fetch(`${cluster.url}/api/admin/device/${telemetryDevice}/telemetry?keys=seq&from=${from}&to=${from + 999}&limit=1000`, { headers: { 'x-console-token': CONSOLE_TOKEN } })
+      for (const [, v] of ((await res.json()) as { series: { seq?: [number, number][] } }).series.seq ?? []) stored.add(v)
+    }
     const lost = acked.filter((seq) => !stored.has(seq))
 
     // Re-links: every close, from the moment the machine saw it until it registered again.

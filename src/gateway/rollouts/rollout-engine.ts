@@ -25,6 +25,8 @@ export interface RolloutEngineDeps {
 const COUNTS_INTERVAL_S = 1
 /** Machines of aborted rollouts are checked for silence every this many passes (they are rare; the check costs a statement). */
 const ABORTED_CHECK_EVERY = 10
+/** An offer unanswered this long by a machine that linked again since is presumed lost with the old link. */
+const UNANSWERED_OFFER_S = 10
 /** Who the audit names for decisions the rollout takes by itself. */
 export const ROLLOUT_ACTOR = 'fleetgate-rollouts'
 
@@ -95,7 +97,11 @@ export class RolloutEngine {
     const counts = countsOf(tally)
     let current = rollout
     if (rollout.state === 'running') current = (await this.decide(rollout, tally, counts, now)) ?? rollout
-    if (current.state === 'running') await this.deps.offers.offerDue(current, await this.releaseOf(current))
+    if (current.state === 'running') {
+      const lost = await repo.requeueUnanswered(current.rollout_id, now - UNANSWERED_OFFER_S, now)
+      for (const machine of lost) this.machineChanged(current.rollout_id, machine)
+      await this.deps.offers.offerDue(current, await this.releaseOf(current))
+    }
     await this.announceCounts(current, counts, now)
   }
 

@@ -252,6 +252,33 @@ export class RolloutRepository {
       .execute()
   }
 
+  /**
+   * Offered machines that linked again since the offer and have not reported since: the offer may
+   * have been lost with the old link (an instance killed between recording the offer and sending
+   * it). They wait again, so the holder of their new link asks for their task and offers afresh.
+   */
+  requeueUnanswered(rolloutId: string, offeredBefore: number, now: number): Promise<ChangedMachine[]> {
+    return this.db
+      .updateTable('rollout_devices')
+      .set({ state: 'waiting', next_try_at: 0, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('state', '=', 'offered')
+      .where('offered_at', '<', offeredBefore)
+      .whereRef('last_report_at', '=', 'offered_at')
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('devices')
+            .select('devices.device_id')
+            .whereRef('devices.device_id', '=', 'rollout_devices.device_id')
+            .where('devices.link_instance', 'is not', null)
+            .whereRef('devices.connect_time', '>', 'rollout_devices.offered_at'),
+        ),
+      )
+      .returning(CHANGED_COLUMNS)
+      .execute()
+  }
+
   /** Waiting machines due for a try whose link this instance holds (by the devices table's hint). */
   async dueHere(rolloutId: string, instanceId: string, now: number, limit: number): Promise<string[]> {
     const rows = await this.db

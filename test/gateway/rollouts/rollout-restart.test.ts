@@ -52,4 +52,30 @@ describe.each(DIALECTS)('a rollout across a server restart on %s', (dialect) => 
     })
     expect(after.flatMap((m) => m.received.filter(isOffer))).toEqual([])
   })
+
+  it('offers again, after a task check, to a machine that linked again without answering an offer it may never have received', async () => {
+    const app = open.apps.at(-1)!
+    // The rollout of the test before paused on its failure: it ends here.
+    const [previous] = (await app.api('GET', '?limit=1')).body.rollouts
+    expect((await app.api('POST', `/${previous.rollout_id}/abort`)).status).toBe(200)
+    const releaseId = await app.upload(402)
+    const id = uniqueDeviceId('lost')
+    const first = await linkMachine(app, id)
+    open.machines.push(first)
+    const rolloutId = (await app.api('POST', '', { release_id: releaseId, devices: [id], stages: [100] })).body.rollout.rollout_id
+    await offerTo(first)
+    await first.close()
+    // As if the offer was recorded long ago by an instance killed before the frame left.
+    await app.storage.db
+      .updateTable('rollout_devices')
+      .set((eb) => ({ offered_at: eb('offered_at', '-', 60), last_report_at: eb('offered_at', '-', 60) }))
+      .where('device_id', '=', id)
+      .execute()
+    const again = await linkMachine(app, id)
+    open.machines.push(again)
+    const offer = await offerTo(again)
+    expect(again.requests.some((r) => r.path === '/tasks/current')).toBe(true)
+    report(again, offer, 'installed')
+    await expect.poll(async () => (await app.api('GET', `/${rolloutId}`)).body.rollout.state, { timeout: 5000 }).toBe('completed')
+  })
 })
