@@ -1,8 +1,7 @@
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalCluster, LocalInstance } from '../../src/cluster/local-cluster.js'
 import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
-import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
+import { clusterRunnable, linkHolders, startTestCluster } from '../helpers/test-cluster.js'
 import { commandLineOf, nodeFlagsBefore } from '../helpers/node-command-line.js'
 import { SseClient } from '../events/sse-client.js'
 
@@ -27,16 +26,7 @@ describe.skipIf(!runnable)('three instances behind nginx (deploy/nginx), Postgre
     fetch(`${cluster.url}${path}`, { ...init, headers: { authorization: token, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } })
   const position = async (deviceId: string) => (await api(`/api/v1/devices/${deviceId}/hardware/position`)).status
 
-  async function holders(deviceIds: string[]): Promise<Map<string, string | null>> {
-    const client = new pg.Client({ connectionString: cluster.database!.url })
-    await client.connect()
-    try {
-      const { rows } = await client.query<{ device_id: string; link_instance: string | null }>('select device_id, link_instance from devices where device_id = any($1)', [deviceIds])
-      return new Map(rows.map((r) => [r.device_id, r.link_instance]))
-    } finally {
-      await client.end()
-    }
-  }
+  const holders = (deviceIds: string[]) => linkHolders(cluster, deviceIds)
 
   it('starts every instance as plain `node <cli> serve`, with no Node flags', () => {
     expect(cluster.instances).toHaveLength(3)

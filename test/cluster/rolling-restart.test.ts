@@ -1,9 +1,8 @@
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalCluster } from '../../src/cluster/local-cluster.js'
 import { withTimeout } from '../../src/lib/time.js'
 import { startSimulation, type Simulation } from '../../src/sim/simulation.js'
-import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
+import { clusterRunnable, linkHolders, startTestCluster } from '../helpers/test-cluster.js'
 
 /**
  * Contract §13, "Rolling restart": three instances behind nginx, 50 simulated machines linked
@@ -79,16 +78,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     await cluster?.stop()
   }, 60_000)
 
-  async function holders(deviceIds: string[]): Promise<Map<string, string | null>> {
-    const client = new pg.Client({ connectionString: cluster.database!.url })
-    await client.connect()
-    try {
-      const { rows } = await client.query<{ device_id: string; link_instance: string | null }>('select device_id, link_instance from devices where device_id = any($1)', [deviceIds])
-      return new Map(rows.map((r) => [r.device_id, r.link_instance]))
-    } finally {
-      await client.end()
-    }
-  }
+  const holders = (deviceIds: string[]) => linkHolders(cluster, deviceIds)
 
   /** Links held by one instance, from its own /metrics (not through nginx). */
   async function linksOf(url: string): Promise<number> {

@@ -1,10 +1,9 @@
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalCluster, LocalInstance } from '../../src/cluster/local-cluster.js'
 import { generateFirmwareKeys, publicKeyPem } from '../../src/firmware/firmware-keys.js'
 import { signImage } from '../../src/firmware/sign-image.js'
 import { startSimulation, type Simulation, type SimulatedMachine } from '../../src/sim/simulation.js'
-import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
+import { clusterRunnable, linkHolders, startTestCluster } from '../helpers/test-cluster.js'
 
 const MACHINES = 30
 const runnable = await clusterRunnable('the three-instance rollout test')
@@ -54,16 +53,7 @@ describe.skipIf(!runnable)('a rollout on three instances behind nginx', () => {
     return { status: res.status, body: (await res.json()) as any } // eslint-disable-line @typescript-eslint/no-explicit-any
   }
 
-  async function holders(): Promise<Map<string, string | null>> {
-    const client = new pg.Client({ connectionString: cluster.database!.url })
-    await client.connect()
-    try {
-      const { rows } = await client.query<{ device_id: string; link_instance: string | null }>('select device_id, link_instance from devices where device_id like $1', [`${prefix}%`])
-      return new Map(rows.map((r) => [r.device_id, r.link_instance]))
-    } finally {
-      await client.end()
-    }
-  }
+  const holders = () => linkHolders(cluster, sim!.machines.map((m) => m.deviceId))
 
   /** Starts a long task on the machine (100 items at 400 ms each). */
   async function startLongTask(m: SimulatedMachine): Promise<void> {

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
 import { DIALECTS, TEST_POSTGRES_URL } from './dialects.js'
 import { natsReachable, TEST_NATS_URL } from './nats.js'
@@ -46,4 +47,18 @@ export async function startTestCluster(
   }
   const login = await fetch(`${cluster.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CLUSTER_ADMIN) })
   return { cluster, token: `Bearer ${((await login.json()) as { token: string }).token}` }
+}
+
+/** Which instance holds each device's link, as the cluster's database records it (`link_instance`). */
+export async function linkHolders(cluster: LocalCluster, deviceIds: readonly string[]): Promise<Map<string, string | null>> {
+  const client = new pg.Client({ connectionString: cluster.database!.url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ device_id: string; link_instance: string | null }>('select device_id, link_instance from devices where device_id = any($1)', [
+      [...deviceIds],
+    ])
+    return new Map(rows.map((r) => [r.device_id, r.link_instance]))
+  } finally {
+    await client.end()
+  }
 }
