@@ -54,6 +54,8 @@ export function installGracefulClose(app: FastifyInstance, { keepAliveDrainMs = 
 /** Sockets whose last request was answered and that wait for another (never upgraded or streaming ones). */
 function trackIdleKeepAlive(app: FastifyInstance) {
   const idle = new Set<Socket>()
+  /** Sockets whose 'close' is already watched (once per socket, however many requests it carries). */
+  const watched = new WeakSet<Socket>()
   let emptied: (() => void) | undefined
   const remove = (socket: Socket) => {
     if (idle.delete(socket) && idle.size === 0) emptied?.()
@@ -64,7 +66,10 @@ function trackIdleKeepAlive(app: FastifyInstance) {
     res.once('finish', () => {
       // One answered with Connection: close is closed right after: its 'close' takes it out again.
       if (socket.destroyed) return
-      if (!idle.has(socket)) socket.once('close', () => remove(socket))
+      if (!watched.has(socket)) {
+        watched.add(socket)
+        socket.once('close', () => remove(socket))
+      }
       idle.add(socket)
     })
   })

@@ -100,6 +100,20 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     }
   }
 
+  /**
+   * A device's write: nginx's own 503 `server_busy` (nothing stored: it could not hand the POST to
+   * an instance, see docs/deploy.md "Rolling restart") is retried once after its Retry-After, as a
+   * device does (§2); each such retry is counted and printed.
+   */
+  const busyRetries: Sent[] = []
+  async function write(deviceId: string, url: string, init: RequestInit): Promise<Sent> {
+    const first = await send(deviceId, url, init)
+    if (first.status !== 503 || first.error !== 'server_busy') return first
+    busyRetries.push(first)
+    await pause(1000)
+    return send(deviceId, url, init)
+  }
+
   it('restarts every instance in turn under load: nothing lost, machines re-link within 5 s, moving links answered at once, everything else succeeds', { timeout: 150_000 }, async () => {
     const testStart = now()
     sim = await startSimulation({ url: cluster.url, devices: MACHINES, prefix, keysFile: null, heartbeatSeconds: 5 })
@@ -155,7 +169,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     const base = Date.now()
     const telemetryWriter = async () => {
       for (let seq = 0; loading; seq++) {
-        const sent = await send(telemetryDevice, `${cluster.url}/v1/device/${telemetryDevice}/telemetry`, {
+        const sent = await write(telemetryDevice, `${cluster.url}/v1/device/${telemetryDevice}/telemetry`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ ts: base + seq, values: { seq } }),
@@ -170,7 +184,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
       for (let n = 0; loading; n++) {
         const deviceId = heartbeatDevices[n % heartbeatDevices.length]!
         heartbeats.push(
-          await send(deviceId, `${cluster.url}/v1/device/heartbeat`, {
+          await write(deviceId, `${cluster.url}/v1/device/heartbeat`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ device_id: deviceId, firmware_version: '1.0.0', uptime_s: n }),
@@ -253,7 +267,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
         `  re-links after a close: ${relinks.length} (codes ${[...new Set([...moves.values()].flat().map((m) => m.code))].join(', ')}), ` +
           `longest ${ms(Math.max(0, ...relinks))} ms, median ${ms([...relinks].sort((a, b) => a - b)[Math.floor(relinks.length / 2)] ?? 0)} ms`,
         `  telemetry: ${acked.length} acknowledged, ${telemetry.length - acked.length} refused (${byStatus(telemetry, '2xx')}), ${lost.length} lost; ` +
-          `platform heartbeats: ${heartbeats.length} (${byStatus(heartbeats, '2xx')})`,
+          `platform heartbeats: ${heartbeats.length} (${byStatus(heartbeats, '2xx')}); nginx 503 server_busy answered, then retried: ${busyRetries.length}`,
         `  links at the end: ${linkCounts.join(' + ')} = ${linkCounts.reduce((a, b) => a + b, 0)}; closes other than 1012: ${otherCloses.length ? `${otherCloses.length} (${otherCloses.slice(0, 5).join(', ')}${otherCloses.length > 5 ? ', …' : ''})` : 'none'}`,
       ].join('\n'),
     )
@@ -276,6 +290,8 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     }
     expect(lost).toEqual([])
     expect(writeFailures.map(describeRequest)).toEqual([])
+    // The residual race of docs/deploy.md: rare, answered at once, nothing stored, and the retry succeeds.
+    expect(busyRetries.length).toBeLessThanOrEqual(Math.ceil((telemetry.length + heartbeats.length) / 100))
     expect(stopped).toEqual([])
     expect(otherCloses).toEqual([])
     // Every machine of a restarted instance saw its link close with 1012 and came back in time.
