@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -128,6 +128,12 @@ export class LocalCluster {
     const started = await this.startInstance(instance.id, Number(new URL(instance.url).port))
     this.instances[index] = started
     return started
+  }
+
+  /** What nginx has written to its error log so far (level warn and above), '' before it started. */
+  async nginxErrorLog(): Promise<string> {
+    if (!this.dir) return ''
+    return readFile(path.join(this.dir, 'error.log'), 'utf8').catch(() => '')
   }
 
   async stop(): Promise<void> {
