@@ -5,18 +5,27 @@ import { NatsConnectionWatch } from '../nats/connection-watch.js'
 import type { EventBus, EventListener } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
+import { withTimeout } from '../lib/time.js'
 
-/** Every instance publishes here and subscribes here. */
+/** Every instance publishes here, and subscribes here while it has listeners. */
 export const EVENTS_SUBJECT = 'fleetgate.events'
+
+/** How long `listening` waits for the server to confirm the subscription. */
+const LISTENING_WAIT_MS = 2000
 
 /**
  * Several instances: an event is delivered to this instance's listeners at once and sent on
  * NATS for the others. The connection is opened with `noEcho`, so an instance never receives
- * its own events twice.
+ * its own events twice. The subject is subscribed only while this instance has a listener (an
+ * open event stream): an instance without one is sent no events and parses none, so the
+ * heartbeats of an idle fleet cost a publish each and nothing more.
  */
 export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   private readonly local = new InProcessEventBus<E>()
-  private readonly subscription: Subscription
+  private subscription: Subscription | undefined
+  private listeners = 0
+  /** Events received from the other instances (tests and metrics read it). */
+  received = 0
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
   private readonly connection: NatsConnectionWatch
@@ -28,13 +37,6 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     private readonly isEvent: (value: unknown) => value is E,
   ) {
     this.connection = new NatsConnectionWatch(nc)
-    this.subscription = nc.subscribe(EVENTS_SUBJECT, {
-      callback: (err, msg) => {
-        if (err) return this.log.error({ err }, 'NATS event subscription failed')
-        const event = this.decode(msg.data)
-        if (event) this.local.publish(event)
-      },
-    })
   }
 
   publish(event: E): void {
@@ -50,13 +52,38 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   }
 
   subscribe(listener: EventListener<E>): () => void {
-    return this.local.subscribe(listener)
+    const unsubscribe = this.local.subscribe(listener)
+    if (this.listeners++ === 0) this.subscription = this.nc.subscribe(EVENTS_SUBJECT, { callback: (err, msg) => this.receive(err, msg.data) })
+    let subscribed = true
+    return () => {
+      if (!subscribed) return
+      subscribed = false
+      unsubscribe()
+      if (--this.listeners === 0) {
+        this.subscription?.unsubscribe()
+        this.subscription = undefined
+      }
+    }
+  }
+
+  /** Resolves once the server has the subscription (a round trip), or after a short wait while NATS is down. */
+  async listening(): Promise<void> {
+    if (!this.subscription || !this.connection.connected) return
+    await withTimeout(this.nc.flush(), LISTENING_WAIT_MS).catch(() => undefined)
   }
 
   async close(): Promise<void> {
-    this.subscription.unsubscribe()
+    this.subscription?.unsubscribe()
+    this.subscription = undefined
     await this.local.close()
     await drainNats(this.nc)
+  }
+
+  private receive(err: Error | null, data: Uint8Array): void {
+    if (err) return this.log.error({ err }, 'NATS event subscription failed')
+    this.received++
+    const event = this.decode(data)
+    if (event) this.local.publish(event)
   }
 
   private decode(data: Uint8Array): E | undefined {
