@@ -78,7 +78,16 @@ export class DeviceRepository implements LinkStore {
     const { deviceId, hostname, ip, version, linkId } = identity
     const row = await this.db
       .updateTable('devices')
-      .set((eb) => ({ hostname, ip, version, connect_time: connectTime, link_instance: instanceId, link_id: linkId, link_generation: eb('link_generation', '+', 1) }))
+      .set((eb) => ({
+        hostname,
+        ip,
+        version,
+        connect_time: connectTime,
+        link_instance: instanceId,
+        link_id: linkId,
+        link_generation: eb('link_generation', '+', 1),
+        link_claimed_at: Date.now() / 1000,
+      }))
       .where('device_id', '=', deviceId)
       .returning('link_generation')
       .executeTakeFirst()
@@ -103,6 +112,11 @@ export class DeviceRepository implements LinkStore {
    * heartbeating every 20 s would otherwise cost the database a statement per heartbeat. A row
    * is written only while its link still holds the record (`link_id`), as a single write was.
    */
+  async claimedSince(since: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
+    return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
+  }
+
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {
     const beating = links.filter((l) => l.lastHeartbeat !== null)
     for (let i = 0; i < beating.length; i += STATUS_BATCH) {
