@@ -12,6 +12,12 @@ export const EVENTS_SUBJECT = 'fleetgate.events'
 
 /** How long `listening` waits for the server to confirm the subscription. */
 const LISTENING_WAIT_MS = 2000
+/**
+ * Events raised on this instance leave for the others at most this late, together: the client
+ * writes each turn's messages to its socket in one write, and a fleet's heartbeats, arriving one
+ * per turn, would otherwise cost a write each.
+ */
+const SEND_DELAY_MS = 20
 
 /**
  * Several instances: an event is delivered to this instance's listeners at once and sent on
@@ -29,6 +35,8 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
   private readonly connection: NatsConnectionWatch
+  private outgoing: { kind: string; data: Uint8Array }[] = []
+  private sendTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly nc: NatsConnection,
@@ -44,10 +52,22 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     // While NATS is down the client would buffer every event, without bound, and deliver them
     // late: the other instances' streams miss them instead (as after any reconnect of a stream).
     if (!this.connection.connected) return
-    try {
-      this.nc.publish(EVENTS_SUBJECT, this.encoder.encode(JSON.stringify(event)))
-    } catch (err) {
-      this.log.warn({ err, kind: event.kind }, 'could not send an event to the other instances')
+    this.outgoing.push({ kind: event.kind, data: this.encoder.encode(JSON.stringify(event)) })
+    this.sendTimer ??= setTimeout(() => this.send(), SEND_DELAY_MS).unref()
+  }
+
+  /** Hands the waiting events to the client in one turn: it writes them to its socket at once. */
+  private send(): void {
+    this.sendTimer = undefined
+    const events = this.outgoing
+    this.outgoing = []
+    if (!this.connection.connected) return
+    for (const { kind, data } of events) {
+      try {
+        this.nc.publish(EVENTS_SUBJECT, data)
+      } catch (err) {
+        this.log.warn({ err, kind }, 'could not send an event to the other instances')
+      }
     }
   }
 
@@ -73,6 +93,8 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.sendTimer)
+    this.send()
     this.subscription?.unsubscribe()
     this.subscription = undefined
     await this.local.close()
