@@ -16,5 +16,10 @@ export interface EventPublisher<E> {
 export interface EventBus<E = EventEnvelope> extends EventPublisher<E> {
   /** Calls `listener` for every event published on any instance; returns the unsubscribe. */
   subscribe(listener: EventListener<E>): () => void
+  /**
+   * Resolves once events raised on any instance from now on reach the listeners subscribed so
+   * far (NATS: the server confirmed the subscription; bounded while NATS is down).
+   */
+  listening(): Promise<void>
   close(): Promise<void>
 }

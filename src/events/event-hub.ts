@@ -11,6 +11,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface OpenStream {
   stream: EventStream
+  /** Resolves once events raised on other instances reach this stream. */
+  listening(): Promise<void>
   /** Call once the user's bound devices are known (admins: nothing to load). */
   start(boundDeviceIds: Iterable<string>): void
   /** Gives the slot back when the stream could not be started. */
@@ -18,26 +20,24 @@ export interface OpenStream {
 }
 
 /**
- * This instance's open event streams: one bus subscription for all of them, the per-user
- * limit, one keep-alive timer, token expiry and shutdown.
+ * This instance's open event streams: one bus subscription for all of them, held only while
+ * a stream is open (an instance without streams receives no events), the per-user limit, one
+ * keep-alive timer, token expiry and shutdown.
  */
 export class EventHub {
   private readonly streams = new Set<EventStream>()
   private readonly perUser = new Map<string, number>()
   private readonly expiry = new Map<EventStream, NodeJS.Timeout>()
-  private readonly unsubscribe: () => void
+  private unsubscribe: (() => void) | undefined
   private readonly keepAlive: NodeJS.Timeout
   private readonly dropped: Counter<'reason'>
   private closing = false
 
   constructor(
-    bus: Pick<EventBus<StreamedEvent>, 'subscribe'>,
+    private readonly bus: Pick<EventBus<StreamedEvent>, 'subscribe' | 'listening'>,
     private readonly options: Required<EventOptions>,
     registry: Registry,
   ) {
-    this.unsubscribe = bus.subscribe((event) => {
-      for (const stream of this.streams) stream.offer(event)
-    })
     this.keepAlive = setInterval(() => {
       for (const stream of this.streams) stream.comment('keep-alive')
     }, options.keepAliveMs)
@@ -82,8 +82,12 @@ export class EventHub {
       onEnd: (s, reason) => this.forget(s, reason),
     })
     this.streams.add(stream)
+    this.unsubscribe ??= this.bus.subscribe((event) => {
+      for (const stream of this.streams) stream.offer(event)
+    })
     return {
       stream,
+      listening: () => this.bus.listening(),
       start: (bound) => {
         this.armExpiry(stream, expiresAtMs)
         stream.start(bound)
@@ -96,7 +100,8 @@ export class EventHub {
   closeAll(): void {
     this.closing = true
     clearInterval(this.keepAlive)
-    this.unsubscribe()
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
     for (const stream of [...this.streams]) stream.end('shutdown')
   }
 
@@ -113,6 +118,10 @@ export class EventHub {
 
   private forget(stream: EventStream, reason: EndReason, count = true): void {
     if (!this.streams.delete(stream)) return
+    if (this.streams.size === 0) {
+      this.unsubscribe?.()
+      this.unsubscribe = undefined
+    }
     clearTimeout(this.expiry.get(stream))
     this.expiry.delete(stream)
     const id = stream.user.id

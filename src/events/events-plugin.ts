@@ -8,7 +8,7 @@ import { eventsRoute } from './events-route.js'
 
 export interface EventsPluginOptions {
   /** Where the features publish (contract §11 events of every instance). */
-  bus: Pick<EventBus<StreamedEvent>, 'subscribe'>
+  bus: Pick<EventBus<StreamedEvent>, 'subscribe' | 'listening'>
   options: Required<EventOptions>
   registry: Registry
   /** Authenticates the gateway user (sets `request.user`). */

@@ -57,6 +57,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<EventsRouteOptions> = async 
       let bound: string[] = []
       try {
         if (user.role !== 'admin') bound = await boundDevices(user.username)
+        await opened.listening()
       } catch (err) {
         opened.abandon()
         throw err

@@ -20,6 +20,8 @@ export class InProcessEventBus<E = EventEnvelope> implements EventBus<E> {
     return () => this.listeners.delete(listener)
   }
 
+  async listening(): Promise<void> {}
+
   async close(): Promise<void> {
     this.listeners.clear()
   }

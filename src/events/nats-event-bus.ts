@@ -5,21 +5,38 @@ import { NatsConnectionWatch } from '../nats/connection-watch.js'
 import type { EventBus, EventListener } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
+import { withTimeout } from '../lib/time.js'
 
-/** Every instance publishes here and subscribes here. */
+/** Every instance publishes here, and subscribes here while it has listeners. */
 export const EVENTS_SUBJECT = 'fleetgate.events'
+
+/** How long `listening` waits for the server to confirm the subscription. */
+const LISTENING_WAIT_MS = 2000
+/**
+ * Events raised on this instance leave for the others at most this late, together: the client
+ * writes each turn's messages to its socket in one write, and a fleet's heartbeats, arriving one
+ * per turn, would otherwise cost a write each.
+ */
+const SEND_DELAY_MS = 20
 
 /**
  * Several instances: an event is delivered to this instance's listeners at once and sent on
  * NATS for the others. The connection is opened with `noEcho`, so an instance never receives
- * its own events twice.
+ * its own events twice. The subject is subscribed only while this instance has a listener (an
+ * open event stream): an instance without one is sent no events and parses none, so the
+ * heartbeats of an idle fleet cost a publish each and nothing more.
  */
 export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   private readonly local = new InProcessEventBus<E>()
-  private readonly subscription: Subscription
+  private subscription: Subscription | undefined
+  private listeners = 0
+  /** Events received from the other instances (tests and metrics read it). */
+  received = 0
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
   private readonly connection: NatsConnectionWatch
+  private outgoing: { kind: string; data: Uint8Array }[] = []
+  private sendTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly nc: NatsConnection,
@@ -28,13 +45,6 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     private readonly isEvent: (value: unknown) => value is E,
   ) {
     this.connection = new NatsConnectionWatch(nc)
-    this.subscription = nc.subscribe(EVENTS_SUBJECT, {
-      callback: (err, msg) => {
-        if (err) return this.log.error({ err }, 'NATS event subscription failed')
-        const event = this.decode(msg.data)
-        if (event) this.local.publish(event)
-      },
-    })
   }
 
   publish(event: E): void {
@@ -42,21 +52,60 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     // While NATS is down the client would buffer every event, without bound, and deliver them
     // late: the other instances' streams miss them instead (as after any reconnect of a stream).
     if (!this.connection.connected) return
-    try {
-      this.nc.publish(EVENTS_SUBJECT, this.encoder.encode(JSON.stringify(event)))
-    } catch (err) {
-      this.log.warn({ err, kind: event.kind }, 'could not send an event to the other instances')
+    this.outgoing.push({ kind: event.kind, data: this.encoder.encode(JSON.stringify(event)) })
+    this.sendTimer ??= setTimeout(() => this.send(), SEND_DELAY_MS).unref()
+  }
+
+  /** Hands the waiting events to the client in one turn: it writes them to its socket at once. */
+  private send(): void {
+    this.sendTimer = undefined
+    const events = this.outgoing
+    this.outgoing = []
+    if (!this.connection.connected) return
+    for (const { kind, data } of events) {
+      try {
+        this.nc.publish(EVENTS_SUBJECT, data)
+      } catch (err) {
+        this.log.warn({ err, kind }, 'could not send an event to the other instances')
+      }
     }
   }
 
   subscribe(listener: EventListener<E>): () => void {
-    return this.local.subscribe(listener)
+    const unsubscribe = this.local.subscribe(listener)
+    if (this.listeners++ === 0) this.subscription = this.nc.subscribe(EVENTS_SUBJECT, { callback: (err, msg) => this.receive(err, msg.data) })
+    let subscribed = true
+    return () => {
+      if (!subscribed) return
+      subscribed = false
+      unsubscribe()
+      if (--this.listeners === 0) {
+        this.subscription?.unsubscribe()
+        this.subscription = undefined
+      }
+    }
+  }
+
+  /** Resolves once the server has the subscription (a round trip), or after a short wait while NATS is down. */
+  async listening(): Promise<void> {
+    if (!this.subscription || !this.connection.connected) return
+    await withTimeout(this.nc.flush(), LISTENING_WAIT_MS).catch(() => undefined)
   }
 
   async close(): Promise<void> {
-    this.subscription.unsubscribe()
+    clearTimeout(this.sendTimer)
+    this.send()
+    this.subscription?.unsubscribe()
+    this.subscription = undefined
     await this.local.close()
     await drainNats(this.nc)
+  }
+
+  private receive(err: Error | null, data: Uint8Array): void {
+    if (err) return this.log.error({ err }, 'NATS event subscription failed')
+    this.received++
+    const event = this.decode(data)
+    if (event) this.local.publish(event)
   }
 
   private decode(data: Uint8Array): E | undefined {

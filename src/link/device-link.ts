@@ -128,9 +128,12 @@ export class DeviceLink {
 
   /**
    * One period of the ping watch: pings the device, or terminates the link when the last two
-   * pings went unanswered.
+   * pings went unanswered. A device that sent a frame at or after `heardSince` (ms) and owes no
+   * pong is not pinged: the frame proved it alive, and a heartbeating fleet is spared most pings.
+   * A ping once sent is followed up as before, so two unanswered in a row still end the link.
    */
-  pingOrGiveUp(): void {
+  pingOrGiveUp(heardSince: number): void {
+    if (!this.awaitingPong && this.lastFrameAt >= heardSince) return
     if (this.awaitingPong && ++this.missedPongs >= 2) return this.terminate()
     this.awaitingPong = true
     this.socket.ping()

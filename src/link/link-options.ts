@@ -15,7 +15,7 @@ export interface DeviceLinkOptions {
   maxAwaitingRegister?: number
   /** A registration whose claim the database has not decided within this long is refused (1011). */
   claimTimeoutMs?: number
-  /** How often each instance re-reads the fencing generations of its links (backstop for a lost takeover notice). */
+  /** How often each instance reads the claims made since its last look (backstop for a lost takeover notice). */
   fenceCheckMs?: number
 }
 

@@ -38,12 +38,13 @@ export class LinkRegistry {
   }
 
   /**
-   * Pings every link each period; a link that left two pings in a row unanswered is
-   * terminated. One timer for all links keeps a large fleet cheap.
+   * Pings each period every link not heard from during it; a link that left two pings in a row
+   * unanswered is terminated. One timer for all links keeps a large fleet cheap.
    */
   startPinging(intervalMs: number): void {
     this.pinger = setInterval(() => {
-      for (const link of this.links.values()) link.pingOrGiveUp()
+      const heardSince = Date.now() - intervalMs
+      for (const link of this.links.values()) link.pingOrGiveUp(heardSince)
     }, intervalMs)
     this.pinger.unref()
   }

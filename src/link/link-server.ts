@@ -34,6 +34,12 @@ export interface LinkServerDeps {
 }
 
 const CLOSE_WAIT_MS = 1000
+/**
+ * The fence check reads the claims made since its previous pass began, less this much: a claim
+ * stamped by an instance whose clock lags ours by up to this, or committed that much after it
+ * was stamped, is still seen.
+ */
+export const FENCE_CHECK_OVERLAP_S = 30
 
 /** The socket side of the device link (contract §4): admission, registration, fencing, shutdown. */
 export class LinkServer {
@@ -47,8 +53,10 @@ export class LinkServer {
   private readonly unlinked = new WeakSet<DeviceLink>()
   private readonly sessionHost: LinkSessionHost
   private closing = false
-  /** Backstop for a lost takeover notice: re-reads the generations of this instance's links. */
+  /** Backstop for a lost takeover notice: reads the claims made since its last pass. */
   private readonly fenceCheck: PeriodicTask
+  /** When the last fence check that succeeded began (seconds): the next one reads the claims since, with overlap. */
+  private fencesCheckedAt = Date.now() / 1000
 
   constructor(private readonly deps: LinkServerDeps) {
     deps.bus.onTakeover((deviceId, generation) => {
@@ -188,14 +196,19 @@ export class LinkServer {
     this.unlink(link)
   }
 
-  /** Backstop for a lost announcement: every link whose generation was passed in the database closes. */
+  /**
+   * Backstop for a lost announcement: every link here whose generation was passed in the
+   * database closes. Only the claims made since the previous pass (less an overlap) are read,
+   * so an idle fleet costs one indexed query that finds nothing; a link registered here was
+   * claimed after this server started, and so was any claim that passed it.
+   */
   async checkFences(): Promise<void> {
-    const links = this.deps.registry.all()
-    if (links.length === 0) return
-    const current = await this.deps.store.generations(links.map((l) => l.deviceId))
-    for (const link of links) {
-      const generation = current.get(link.deviceId)
-      if (generation !== undefined && generation > link.generation) await this.fence(link.deviceId, generation)
+    const started = Date.now() / 1000
+    const claimed = await this.deps.store.claimedSince(this.fencesCheckedAt - FENCE_CHECK_OVERLAP_S)
+    this.fencesCheckedAt = started
+    for (const [deviceId, generation] of claimed) {
+      const link = this.deps.registry.get(deviceId)
+      if (link && generation > link.generation) await this.fence(deviceId, generation)
     }
   }
 

@@ -20,6 +20,8 @@ export interface LinkStore {
   claim(identity: LinkIdentity, connectTime: number, instanceId: string): Promise<number | undefined>
   /** The current fencing generation of each given device (absent: no record). */
   generations(deviceIds: readonly string[]): Promise<Map<string, number>>
+  /** The current fencing generation of every device whose link was claimed at or after `since` (seconds). */
+  claimedSince(since: number): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
   /** Writes the last heartbeat and clears the holder, unless a newer link took the record. */

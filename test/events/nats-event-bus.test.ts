@@ -3,7 +3,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEventBus } from '../../src/events/create-event-bus.js'
 import type { EventBus } from '../../src/events/event-bus.js'
-import { EVENTS_SUBJECT } from '../../src/events/nats-event-bus.js'
+import { EVENTS_SUBJECT, NatsEventBus } from '../../src/events/nats-event-bus.js'
 import { isFleetEvent, type FleetEvent } from '../../src/fleet-event.js'
 import { bindingEvent } from '../../src/gateway/devices/binding-event.js'
 import { natsReachable, TEST_NATS_URL } from '../helpers/nats.js'
@@ -26,6 +26,7 @@ describe.skipIf(!(await natsReachable('the NATS event bus test')))('the NATS eve
     const onB: FleetEvent[] = []
     a.subscribe((e) => onA.push(e))
     b.subscribe((e) => onB.push(e))
+    await b.listening()
     const event = bindingEvent('alice', `pnp-${Date.now()}`, true)
     a.publish(event)
     expect(onA).toEqual([event])
@@ -36,6 +37,7 @@ describe.skipIf(!(await natsReachable('the NATS event bus test')))('the NATS eve
   it('ignores a message on the subject that is not one of the kinds with its data', async () => {
     const received: FleetEvent[] = []
     b.subscribe((e) => received.push(e))
+    await b.listening()
     const raw = await connect({ servers: TEST_NATS_URL })
     const device_id = `pnp-${Date.now()}`
     raw.publish(EVENTS_SUBJECT, JSON.stringify({ kind: 'rumour', data: { device_id } }))
@@ -48,4 +50,39 @@ describe.skipIf(!(await natsReachable('the NATS event bus test')))('the NATS eve
     await expect.poll(() => received.length).toBeGreaterThan(0)
     expect(received).toEqual([good])
   })
+
+  it('receives nothing while it has no listener, and what is raised once a listener subscribed', async () => {
+    const nc = await connect({ servers: TEST_NATS_URL, noEcho: true })
+    const quiet = new NatsEventBus<FleetEvent>(nc, log, isFleetEvent)
+    const other = await connect({ servers: TEST_NATS_URL })
+    const raise = async (event: FleetEvent) => {
+      other.publish(EVENTS_SUBJECT, JSON.stringify(event))
+      await other.flush()
+    }
+    try {
+      const device_id = `pnp-${Date.now()}`
+      // Raised while `quiet` has no listener: once the server routed it (the flush in `raise`) and
+      // `quiet`'s connection made a round trip after that, it would have arrived, were it subscribed.
+      await raise(bindingEvent('carol', device_id, true))
+      await nc.flush()
+      expect(quiet.received).toBe(0)
+
+      const received: FleetEvent[] = []
+      const unsubscribe = quiet.subscribe((e) => received.push(e))
+      await quiet.listening()
+      const later = bindingEvent('carol', device_id, false)
+      await raise(later)
+      await expect.poll(() => received).toEqual([later])
+
+      unsubscribe()
+      await nc.flush()
+      await raise(bindingEvent('dave', device_id, true))
+      await nc.flush()
+      expect(quiet.received).toBe(1)
+    } finally {
+      await quiet.close()
+      await other.close()
+    }
+  })
 })
+

@@ -44,6 +44,18 @@ describe.each(DIALECTS)('presence after an instance dies, on %s', (dialect) => {
     expect(await linkOf(mineId)).not.toBeNull()
   })
 
+  it('unlinks, within a few sweeps, the devices of an instance that left no record at all', async () => {
+    const orphan = uniqueDeviceId('unrecorded')
+    const now = Date.now() / 1000
+    await t.storage.db
+      .insertInto('devices')
+      .values({ device_id: orphan, hostname: orphan, ip: '10.0.0.8', version: '2.3.1', key_hash: null, last_status: '{}', connect_time: now - 60, last_heartbeat: now - 5, link_instance: 'never-recorded', link_id: 'l2', created_at: now - 60 })
+      .execute()
+    const event = await stream.next('device', (d) => d.device_id === orphan)
+    expect(event.data).toMatchObject({ alive: false, registered: false, reason: 'instance_lost' })
+    expect(await linkOf(orphan)).toBeNull()
+  })
+
   it('writes its links back and announces them when it finds itself swept after a silence', async () => {
     const device = await RawDevice.link(t.linkUrl, { device_id: uniqueDeviceId('back') })
     devices.push(device)

@@ -9,6 +9,8 @@ import { startSocketServer, type SocketServer } from './helpers/socket-server.js
 
 const metrics = createLinkMetrics(new Registry(), { linked: () => 0, inFlight: () => 0 })
 const ALIVE_MS = 60_000
+/** As the ping watch's `heardSince`: whatever the device sent, it counts as not heard from. */
+const NOTHING_HEARD = Number.POSITIVE_INFINITY
 
 describe('the ping watch of a device link', () => {
   let server: SocketServer
@@ -36,13 +38,13 @@ describe('the ping watch of a device link', () => {
 
   it('terminates the link on the period after two pings in a row went unanswered', async () => {
     const { link, device, closed, pings } = await linkToManualDevice()
-    link.pingOrGiveUp()
-    link.pingOrGiveUp()
+    link.pingOrGiveUp(NOTHING_HEARD)
+    link.pingOrGiveUp(NOTHING_HEARD)
     await expect.poll(() => pings.count).toBe(2)
     expect(device.readyState).toBe(WebSocket.OPEN)
     expect(link.isAlive(ALIVE_MS)).toBe(true)
 
-    link.pingOrGiveUp()
+    link.pingOrGiveUp(NOTHING_HEARD)
     expect(await closed).toBe(1006)
     expect(pings.count).toBe(2)
     expect(link.isAlive(ALIVE_MS)).toBe(false)
@@ -50,20 +52,46 @@ describe('the ping watch of a device link', () => {
 
   it('counts missed pings from zero again after a pong, so a device that answers is never terminated', async () => {
     const { link, device, socket, closed, pings } = await linkToManualDevice()
-    link.pingOrGiveUp()
-    link.pingOrGiveUp()
+    link.pingOrGiveUp(NOTHING_HEARD)
+    link.pingOrGiveUp(NOTHING_HEARD)
     await expect.poll(() => pings.count).toBe(2)
     device.pong()
     await once(socket, 'pong')
 
-    link.pingOrGiveUp()
-    link.pingOrGiveUp()
+    link.pingOrGiveUp(NOTHING_HEARD)
+    link.pingOrGiveUp(NOTHING_HEARD)
     await expect.poll(() => pings.count).toBe(4)
     expect(device.readyState).toBe(WebSocket.OPEN)
 
     // Two unanswered again since the pong: the next period gives up.
-    link.pingOrGiveUp()
+    link.pingOrGiveUp(NOTHING_HEARD)
     expect(await closed).toBe(1006)
     expect(pings.count).toBe(4)
+  })
+
+  it('does not ping a device heard from during the period, and pings it once it falls silent', async () => {
+    const { link, device, pings } = await linkToManualDevice()
+    const periodStart = Date.now()
+    link.receive({ type: 'heartbeat', status: {} })
+    link.pingOrGiveUp(periodStart)
+    link.pingOrGiveUp(NOTHING_HEARD)
+    // The server's frames arrive in order: once the answer to the device's own ping is in, every ping sent before it is too.
+    device.ping()
+    await once(device, 'pong')
+    expect(pings.count).toBe(1)
+    expect(device.readyState).toBe(WebSocket.OPEN)
+  })
+
+  it('terminates a device that heartbeats but leaves two pings in a row unanswered', async () => {
+    const { link, closed, pings } = await linkToManualDevice()
+    link.pingOrGiveUp(NOTHING_HEARD)
+    await expect.poll(() => pings.count).toBe(1)
+    const periodStart = Date.now()
+    link.receive({ type: 'heartbeat', status: {} })
+    link.pingOrGiveUp(periodStart)
+    await expect.poll(() => pings.count).toBe(2)
+    link.receive({ type: 'heartbeat', status: {} })
+    link.pingOrGiveUp(periodStart)
+    expect(await closed).toBe(1006)
   })
 })

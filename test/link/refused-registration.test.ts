@@ -24,6 +24,9 @@ class RefusingStore implements LinkStore {
   async generations(): Promise<Map<string, number>> {
     return new Map()
   }
+  async claimedSince(): Promise<Map<string, number>> {
+    return new Map()
+  }
   async saveStatus(_links: readonly DeviceLink[]): Promise<void> {}
   async linkClosed(_link: DeviceLink): Promise<void> {}
 }

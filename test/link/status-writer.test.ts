@@ -23,6 +23,9 @@ class UnreliableStore implements LinkStore {
   async generations(): Promise<Map<string, number>> {
     return new Map()
   }
+  async claimedSince(): Promise<Map<string, number>> {
+    return new Map()
+  }
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {
     this.check()
     this.saved.push(links.map((l) => l.deviceId))

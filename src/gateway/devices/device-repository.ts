@@ -3,7 +3,7 @@ import { hashDeviceKey, verifyDeviceKey } from '../../auth/device-key-hash.js'
 import { sameSecret } from '../../auth/secrets.js'
 import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { type Db, type Tx } from '../../storage/storage.js'
 import { nowSeconds } from '../../lib/time.js'
@@ -13,6 +13,8 @@ const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'conne
 
 /** Device ids per generations query (bound parameters stay well under every engine's limit). */
 const GENERATION_BATCH = 500
+/** Links per heartbeat statement: 4 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
+const STATUS_BATCH = 1000
 
 export type DeviceRow = Pick<Selectable<Database['devices']>, (typeof COLUMNS)[number]>
 
@@ -76,7 +78,16 @@ export class DeviceRepository implements LinkStore {
     const { deviceId, hostname, ip, version, linkId } = identity
     const row = await this.db
       .updateTable('devices')
-      .set((eb) => ({ hostname, ip, version, connect_time: connectTime, link_instance: instanceId, link_id: linkId, link_generation: eb('link_generation', '+', 1) }))
+      .set((eb) => ({
+        hostname,
+        ip,
+        version,
+        connect_time: connectTime,
+        link_instance: instanceId,
+        link_id: linkId,
+        link_generation: eb('link_generation', '+', 1),
+        link_claimed_at: Date.now() / 1000,
+      }))
       .where('device_id', '=', deviceId)
       .returning('link_generation')
       .executeTakeFirst()
@@ -96,19 +107,32 @@ export class DeviceRepository implements LinkStore {
     return result
   }
 
+  /**
+   * One UPDATE … FROM (VALUES …) per `STATUS_BATCH` links, not one per link: a fleet
+   * heartbeating every 20 s would otherwise cost the database a statement per heartbeat. A row
+   * is written only while its link still holds the record (`link_id`), as a single write was.
+   */
+  async claimedSince(since: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
+    return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
+  }
+
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {
     const beating = links.filter((l) => l.lastHeartbeat !== null)
-    if (beating.length === 0) return
-    await this.db.transaction().execute(async (trx) => {
-      for (const link of beating) {
-        await trx
-          .updateTable('devices')
-          .set({ last_heartbeat: link.lastHeartbeat, last_status: JSON.stringify(link.lastStatus) })
-          .where('device_id', '=', link.deviceId)
-          .where('link_id', '=', link.identity.linkId)
-          .execute()
-      }
-    })
+    for (let i = 0; i < beating.length; i += STATUS_BATCH) {
+      // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
+      const rows = beating
+        .slice(i, i + STATUS_BATCH)
+        .map((l) => sql`(${l.deviceId}, ${l.identity.linkId}, cast(${l.lastHeartbeat} as double precision), ${JSON.stringify(l.lastStatus)})`)
+      await this.db
+        .with('beat(device_id, link_id, heartbeat, status)', () => sql<{ device_id: string; link_id: string; heartbeat: number; status: string }>`(values ${sql.join(rows)})`)
+        .updateTable('devices')
+        .from('beat')
+        .set((eb) => ({ last_heartbeat: eb.ref('beat.heartbeat'), last_status: eb.ref('beat.status') }))
+        .whereRef('devices.device_id', '=', 'beat.device_id')
+        .whereRef('devices.link_id', '=', 'beat.link_id')
+        .execute()
+    }
   }
 
   async linkClosed(link: DeviceLink): Promise<void> {

@@ -17,6 +17,12 @@ export interface InstancePresenceOptions {
 export const PRESENCE_DEFAULTS: Required<InstancePresenceOptions> = { beatMs: 2000, lostAfterMs: 8000 }
 
 const SWEEP_LOCK = 'fleetgate:lost-instances'
+/**
+ * Every this many sweeps (and the first), devices naming an instance that has no record at all
+ * are unlinked too. The other sweeps look up only the devices of instances whose record went
+ * silent (an indexed lookup of their devices), so an idle fleet is not scanned every 2 s.
+ */
+const FULL_SWEEP_EVERY = 30
 
 /**
  * Presence after a crash (§13): every instance records a sign of life in the database; one at a
@@ -30,6 +36,7 @@ export class InstancePresence {
   private readonly db: Db
   private healthySince: number | undefined
   private beats = 0
+  private sweeps = 0
 
   constructor(
     private readonly storage: Storage,
@@ -96,12 +103,17 @@ export class InstancePresence {
   /** Unlinks the devices of instances silent for `lostAfterMs`, with their `device` events. */
   private async sweep(now: number): Promise<void> {
     const cutoff = now - this.options.lostAfterMs / 1000
+    const full = this.sweeps++ % FULL_SWEEP_EVERY === 0
     const lost = await this.db
       .updateTable('devices')
       .set({ link_instance: null, link_id: null })
       .where('link_instance', 'is not', null)
       .where('link_instance', '!=', this.instanceId)
-      .where('link_instance', 'not in', (eb) => eb.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
+      .where((eb) =>
+        full
+          ? eb('link_instance', 'not in', eb.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
+          : eb('link_instance', 'in', eb.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff)),
+      )
       .returning(['device_id', 'version', 'ip', 'last_heartbeat'])
       .execute()
     await this.db.deleteFrom('instances').where('last_seen', '<', cutoff).execute()

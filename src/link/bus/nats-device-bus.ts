@@ -39,7 +39,7 @@ export class NatsDeviceBus implements DeviceBus {
   private readonly local: InProcessDeviceBus
   private takeoverHandler: (deviceId: string, generation: number) => void = () => undefined
   private readonly rpc: NatsRpc
-  private readonly held = new Map<string, Subscription[]>()
+  private readonly held = new Map<string, Subscription>()
 
   constructor(
     private readonly nc: NatsConnection,
@@ -95,13 +95,21 @@ export class NatsDeviceBus implements DeviceBus {
     // Nobody would hear the announcement now: refuse at once rather than after the time-out.
     if (!this.connected) throw new Error('NATS is unreachable: the claim cannot be announced')
     if (!this.held.has(deviceId)) {
-      const subs: Subscription[] = [
-        // A released subscription drains (below): what reaches it meanwhile is answered "not
-        // linked here", never forwarded, should a newer link of the device hold it here again.
-        this.rpc.serve(natsSubjects.request(deviceId), async (msg) => (this.held.get(deviceId) === subs ? this.answerRequest(deviceId, msg as RequestMessage) : notLinkedHere(deviceId)), this.onError),
-        this.rpc.serve(natsSubjects.control(deviceId), async (msg) => this.answerControl(deviceId, msg as ControlMessage), this.onError),
-      ]
-      this.held.set(deviceId, subs)
+      const request = natsSubjects.request(deviceId)
+      const control = natsSubjects.control(deviceId)
+      // One subscription for both subjects. A released subscription drains (below): a request
+      // reaching it meanwhile is answered "not linked here", never forwarded, should a newer link
+      // of the device hold it here again.
+      const sub: Subscription = this.rpc.serve(
+        natsSubjects.device(deviceId),
+        async (msg, subject) => {
+          if (subject === control) return this.answerControl(deviceId, msg as ControlMessage)
+          if (subject !== request) return undefined
+          return this.held.get(deviceId) === sub ? this.answerRequest(deviceId, msg as RequestMessage) : notLinkedHere(deviceId)
+        },
+        this.onError,
+      )
+      this.held.set(deviceId, sub)
     }
     this.rpc.publish(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId, generation } satisfies ControlMessage)
     await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
@@ -123,11 +131,11 @@ export class NatsDeviceBus implements DeviceBus {
    * (a 504 after the device time-out, seen for machines moving in a rolling restart).
    */
   async release(deviceId: string): Promise<void> {
-    const subs = this.held.get(deviceId)
-    if (!subs) return
+    const sub = this.held.get(deviceId)
+    if (!sub) return
     this.held.delete(deviceId)
     if (this.nc.isClosed()) return
-    await withTimeout(Promise.all(subs.map((sub) => sub.drain())), CONTROL_TIMEOUT_MS, 'NATS did not confirm the release in time')
+    await withTimeout(sub.drain(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the release in time')
   }
 
   async disconnect(deviceId: string, code: number, reason: string): Promise<void> {

@@ -99,8 +99,8 @@ export class NatsRpc {
     this.nc.publish(subject, this.encode(value))
   }
 
-  /** Answers every message on `subject` with `handler`'s result. */
-  serve(subject: string, handler: (value: unknown) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
+  /** Answers every message on `subject` (which may hold wildcards) with `handler`'s result; `handler` gets the message's own subject. */
+  serve(subject: string, handler: (value: unknown, subject: string) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
     return this.nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return onError(err)
@@ -109,8 +109,8 @@ export class NatsRpc {
     })
   }
 
-  private async answer(msg: Msg, handler: (value: unknown) => Promise<unknown>): Promise<void> {
-    const result = await handler(await this.decode(msg.data, BLOB_TTL_MS))
+  private async answer(msg: Msg, handler: (value: unknown, subject: string) => Promise<unknown>): Promise<void> {
+    const result = await handler(await this.decode(msg.data, BLOB_TTL_MS), msg.subject)
     if (!msg.reply) return
     const data = this.encode(result)
     this.send(() => msg.respond(data))

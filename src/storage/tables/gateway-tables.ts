@@ -20,6 +20,8 @@ export interface GatewayTables {
     link_id: string | null
     /** Fencing generation: bumped by every claim of the link; the highest claim holds it. */
     link_generation: Generated<number>
+    /** When the link was last claimed (seconds, the claiming instance's clock); the fence check reads the recent ones. */
+    link_claimed_at: number | null
     created_at: number
   }
   /** Running instances and their last sign of life (seconds): a silent one is presumed dead. */
