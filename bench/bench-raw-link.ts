@@ -29,9 +29,13 @@ export class RawLink {
   }
 
   send(text: string): void {
-    const payload = Buffer.from(text)
+    this.sendFrame(0x1, Buffer.from(text))
+  }
+
+  private sendFrame(opcode: number, payload: Buffer): void {
     // Client frames are masked (RFC 6455 §5.3); a zero mask leaves the payload as it is.
-    const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff, 0, 0, 0, 0])
+    const first = 0x80 | opcode
+    const header = payload.length < 126 ? Buffer.from([first, 0x80 | payload.length, 0, 0, 0, 0]) : Buffer.from([first, 0x80 | 126, payload.length >> 8, payload.length & 0xff, 0, 0, 0, 0])
     this.socket.write(Buffer.concat([header, payload]))
   }
 
@@ -45,7 +49,7 @@ export class RawLink {
       this.received = this.received.subarray(end + 4)
       this.socket.emit('upgraded')
     }
-    // Server frames are unmasked; only small text frames are expected here.
+    // Server frames are unmasked; only small text frames (and pings) are expected here.
     while (this.received.length >= 2) {
       let length = this.received[1]! & 0x7f
       let offset = 2
@@ -55,7 +59,10 @@ export class RawLink {
         offset = 4
       }
       if (this.received.length < offset + length) return
-      if ((this.received[0]! & 0x0f) === 0x1) this.onText(this.received.toString('utf8', offset, offset + length))
+      const opcode = this.received[0]! & 0x0f
+      if (opcode === 0x1) this.onText(this.received.toString('utf8', offset, offset + length))
+      // The gateway pings every link and closes one that leaves two pings unanswered.
+      if (opcode === 0x9) this.sendFrame(0xa, Buffer.from(this.received.subarray(offset, offset + length)))
       this.received = this.received.subarray(offset + length)
     }
   }

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.js'
 import { openStorage, type Storage } from '../../src/storage/storage.js'
-import { postgresServerProblem, startPostgresServer, type PostgresServer } from '../helpers/postgres-server.js'
+import { postgresServerProblem, startPostgresServer, type PostgresServer } from '../../src/cluster/postgres-server.js'
 
 function runnable(): boolean {
   const problem = postgresServerProblem()

@@ -4,13 +4,14 @@ import { chown, mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { freePort } from '../../src/cluster/local-cluster.js'
+import { freePort } from './local-cluster.js'
 
 const run = promisify(execFile)
 
 /**
- * A PostgreSQL server of the test's own (initdb in a temporary directory, a spare port), which
- * the test may stop and start at will: the machine's own server (5432) is never touched.
+ * A PostgreSQL server of the caller's own (initdb in a temporary directory, a spare port), which
+ * a test may stop and start at will, or a benchmark measure alone: the machine's own server
+ * (5432) is never touched.
  */
 export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -24,6 +25,8 @@ export interface PostgresServer {
   destroy(): Promise<void>
   /** The server's own log, for a failing test's message. */
   log(): Promise<string>
+  /** The postmaster's process id while it runs (its `postmaster.pid`), else undefined. */
+  pid(): Promise<number | undefined>
 }
 
 /** The directory holding initdb and pg_ctl: on PATH, else the newest /usr/lib/postgresql/<version>/bin (Debian). */
@@ -43,7 +46,7 @@ export function postgresBinDir(): string | undefined {
 const asRoot = () => process.getuid?.() === 0
 const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((p) => existsSync(p))
 
-/** Why a PostgreSQL of the test's own cannot be started here, or undefined when it can. */
+/** Why a PostgreSQL of our own cannot be started here, or undefined when it can. */
 export function postgresServerProblem(): string | undefined {
   if (!postgresBinDir()) return 'initdb/pg_ctl not found (PATH, /usr/lib/postgresql/*/bin)'
   if (asRoot() && !RUNUSER) return 'running as root, but runuser is missing to run PostgreSQL as the postgres user'
@@ -64,16 +67,21 @@ function command(bin: string, args: string[]): [string, string[]] {
   return asRoot() ? [RUNUSER!, ['-u', 'postgres', '--', file, ...args]] : [file, args]
 }
 
+export interface PostgresServerOptions {
+  /** Server settings (`-c name=value`) besides the port, socket directory and listen address; default max_connections=50. */
+  settings?: Record<string, string>
+}
+
 /** initdb (trust authentication, user `postgres`) and start on a spare port; sockets live in the directory too. */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer({ settings = {} }: PostgresServerOptions = {}): Promise<PostgresServer> {
   const problem = postgresServerProblem()
-  if (problem) throw new Error(`cannot start a PostgreSQL of the test's own: ${problem}`)
+  if (problem) throw new Error(`cannot start a PostgreSQL of our own: ${problem}`)
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fleetgate-pg-'))
   const data = path.join(dir, 'data')
   const logFile = path.join(dir, 'server.log')
   let running = false
   const cleanUpAtExit = () => {
-    // The test process is going away without destroy() (a crash): leave no server and no directory behind.
+    // This process is going away without destroy() (a crash): leave no server and no directory behind.
     if (running) spawnSync(...command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']), { stdio: 'ignore' })
     rmSync(dir, { recursive: true, force: true })
   }
@@ -85,7 +93,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     }
     await run(...command('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']))
     const port = await freePort()
-    const options = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=50'].join(' ')
+    const all = { max_connections: '50', ...settings, listen_addresses: '127.0.0.1' }
+    const options = ['-p', String(port), '-k', dir, ...Object.entries(all).flatMap(([name, value]) => ['-c', `${name}=${value}`])].join(' ')
     const pgCtl = (args: string[]) => run(...command('pg_ctl', ['-D', data, ...args]), { timeout: 60_000 })
     const start = async () => {
       // -l: the server must not inherit this process's pipes, or pg_ctl's caller would wait for it.
@@ -108,6 +117,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
         process.off('exit', cleanUpAtExit)
       },
       log: () => readFile(logFile, 'utf8').catch(() => ''),
+      pid: async () => (running ? Number((await readFile(path.join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]) : undefined),
     }
   } catch (err) {
     cleanUpAtExit()

@@ -2,13 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { freePort } from '../../src/cluster/local-cluster.js'
+import { freePort } from './local-cluster.js'
 
-/** A nats-server of the test's own on a spare port, which the test may kill and start again. */
+/** A nats-server of the caller's own on a spare port, which a test may kill and start again. */
 export interface NatsServer {
   /** nats://127.0.0.1:<port> */
   readonly url: string
   readonly port: number
+  /** http://127.0.0.1:<port> of the monitoring endpoints (/varz…), when started with `monitor`. */
+  readonly monitorUrl: string | undefined
+  /** The server's process id while it runs. */
+  readonly pid: number | undefined
   /** SIGKILLs the server (every client's socket drops at once); resolves once it is gone. */
   kill(): Promise<void>
   /** Starts it again on the same port; resolves once it says it is ready. */
@@ -26,17 +30,23 @@ export function findNatsServer(): string | undefined {
   return undefined
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export interface NatsServerOptions {
+  /** Also serve the monitoring endpoints (`-m`, on a spare port). */
+  monitor?: boolean
+}
+
+export async function startNatsServer({ monitor = false }: NatsServerOptions = {}): Promise<NatsServer> {
   const binary = findNatsServer()
   if (!binary) throw new Error('nats-server is not installed (Debian: apt-get install -y nats-server)')
   const port = await freePort()
+  const monitorPort = monitor ? await freePort() : undefined
   let child: ChildProcess | undefined
   let exited: Promise<unknown> = Promise.resolve()
   const killAtExit = () => child?.kill('SIGKILL')
   process.once('exit', killAtExit)
 
   const start = async () => {
-    const proc = spawn(binary, ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const proc = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...(monitorPort ? ['-m', String(monitorPort)] : [])], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = proc
     exited = once(proc, 'exit')
     let output = ''
@@ -57,6 +67,10 @@ export async function startNatsServer(): Promise<NatsServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    monitorUrl: monitorPort ? `http://127.0.0.1:${monitorPort}` : undefined,
+    get pid() {
+      return child?.pid
+    },
     kill,
     start,
     async destroy() {

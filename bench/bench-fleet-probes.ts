@@ -1,0 +1,74 @@
+/** What the fleet bench reads from outside the processes it measures: /proc, PostgreSQL's statistics, NATS's /varz, /metrics. */
+import { readdirSync, readFileSync } from 'node:fs'
+import pg from 'pg'
+
+/** utime + stime of a process in seconds (Linux /proc; 0 once it is gone). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** VmRSS of a process in bytes (0 once it is gone). */
+export function rssBytes(pid: number): number {
+  try {
+    const line = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return Number(line?.[1] ?? 0) * 1024
+  } catch {
+    return 0
+  }
+}
+
+/** A process and its children (one level: PostgreSQL's backends under the postmaster). */
+export function withChildren(pid: number): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+      if (ppid === pid) children.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return [pid, ...children]
+}
+
+/** The open-file limit of this process (its children inherit it). */
+export function openFileLimit(): number {
+  const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))
+  return Number(line?.[1] ?? Infinity)
+}
+
+export interface PostgresCounters {
+  /** Sum of pg_stat_statements calls over every statement. */
+  statements: number
+  /** pg_stat_database xact_commit + xact_rollback of the fleet's database. */
+  transactions: number
+}
+
+export async function postgresCounters(client: pg.Client, database: string): Promise<PostgresCounters> {
+  const statements = await client.query<{ calls: string }>('select coalesce(sum(calls), 0)::text as calls from pg_stat_statements')
+  const transactions = await client.query<{ xacts: string }>('select (xact_commit + xact_rollback)::text as xacts from pg_stat_database where datname = $1', [database])
+  return { statements: Number(statements.rows[0]!.calls), transactions: Number(transactions.rows[0]?.xacts ?? 0) }
+}
+
+/** The statements that ran most often since `pg_stat_statements_reset()`, for the report. */
+export async function topStatements(client: pg.Client, limit: number): Promise<{ calls: number; query: string }[]> {
+  const rows = await client.query<{ calls: string; query: string }>('select s.calls::text as calls, s.query from pg_stat_statements s order by s.calls desc limit $1', [limit])
+  return rows.rows.map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, ' ').slice(0, 110) }))
+}
+
+export async function natsCounters(monitorUrl: string): Promise<{ inMsgs: number; outMsgs: number }> {
+  const varz = (await (await fetch(`${monitorUrl}/varz`)).json()) as { in_msgs: number; out_msgs: number }
+  return { inMsgs: varz.in_msgs, outMsgs: varz.out_msgs }
+}
+
+/** The `fleetgate_device_links` gauge of one instance. */
+export async function linksOf(instanceUrl: string): Promise<number> {
+  const text = await (await fetch(`${instanceUrl}/metrics`)).text()
+  return Number(/^fleetgate_device_links (\d+)/m.exec(text)?.[1] ?? NaN)
+}

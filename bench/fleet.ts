@@ -1,0 +1,398 @@
+/**
+ * `npm run bench -- fleet [--links 100000] [--instances 6] [--heartbeat-s 20]`: a fleet on
+ * several instances (issue #25). Everything runs in this process tree and is gone at the end
+ * (also on an error or SIGINT): a PostgreSQL of its own (initdb in a temporary directory, with
+ * pg_stat_statements), a nats-server of its own (with its monitoring port), N `fleetgate serve`
+ * processes, and device processes (bench-fleet-devices.ts) each running a share of the links.
+ *
+ * Measured, each beside its target: the aggregate registration rate; RSS per link of every
+ * instance after a full heartbeat round (RSS as the OS sees it, no forced GC); an idle window:
+ * CPU of all instances, PostgreSQL statements/s and NATS messages/s; 1,000 random requests
+ * (random machine, random instance) while the fleet heartbeats; then a SIGKILL of the instance
+ * holding the most links: time until its machines re-linked, until presence is true on every
+ * other instance, and one link per machine after (devices, /metrics and the database agree).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { freePort } from '../src/cluster/local-cluster.js'
+import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
+import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
+import { option } from './bench-options.js'
+import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
+import { cpuSeconds, linksOf, natsCounters, openFileLimit, postgresCounters, rssBytes, topStatements, withChildren } from './bench-fleet-probes.js'
+import { BENCH_NODE_FLAGS } from './node-flags.js'
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
+const ADMIN = { username: 'bench', password: 'bench-password' }
+/** Links per device process: one descriptor each, under the open-file limit of 20,000. */
+const LINKS_PER_DEVICE_PROCESS = 12_500
+const REQUESTS = 1000
+const REQUESTS_IN_FLIGHT = 20
+const TARGETS = { registrationsPerS: 3000, rssKbPerLink: 12, idleCores: 1, statementsPerS: 500, requestP99Ms: 50, relinkS: 30, presenceS: 15 }
+
+const started = Date.now()
+const say = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED')
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN
+
+/** Steps that undo what was started, run last-first, each once, whatever happened. */
+class Cleanup {
+  private readonly steps: { name: string; run: () => Promise<unknown> }[] = []
+  add(name: string, run: () => Promise<unknown>): void {
+    this.steps.push({ name, run })
+  }
+  async run(): Promise<void> {
+    for (let step = this.steps.pop(); step; step = this.steps.pop()) {
+      await step.run().catch((err: Error) => console.error(`cleanup: ${step!.name} failed: ${err.message}`))
+    }
+  }
+}
+
+interface Instance {
+  id: string
+  url: string
+  child: ChildProcess
+  pid: number
+  exited: Promise<unknown>
+  /** The last lines it printed, for an error message. */
+  tail: string[]
+}
+
+async function startInstance(id: string, env: Record<string, string>): Promise<Instance> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), INSTANCE_ID: id },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const tail: string[] = []
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (d: Buffer) => {
+      tail.push(...d.toString('utf8').split('\n').filter(Boolean))
+      tail.splice(0, tail.length - 20)
+    })
+  }
+  const exited = once(child, 'exit')
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`instance ${id} exited with ${child.exitCode}: ${tail.join('\n')}`)
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { id, url, child, pid: child.pid!, exited, tail }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`instance ${id} not ready within 60 s: ${tail.join('\n')}`)
+    }
+    await sleep(200)
+  }
+}
+
+async function stopInstance(instance: Instance): Promise<void> {
+  if (instance.child.exitCode !== null || instance.child.signalCode !== null) return
+  instance.child.kill('SIGTERM')
+  const timer = setTimeout(() => instance.child.kill('SIGKILL'), 20_000)
+  await instance.exited
+  clearTimeout(timer)
+}
+
+/** CPU seconds of groups of processes, read together. */
+function cpuOf(groups: Record<string, number[]>): Record<string, number> {
+  return Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, sum(pids.map(cpuSeconds))]))
+}
+
+interface Fleet {
+  pgServer: PostgresServer
+  stats: pg.Client
+  database: string
+  nats: NatsServer
+  instances: Instance[]
+  devices: DeviceProcess[]
+  token: string
+  total: number
+}
+
+export default async function fleet(args: string[]): Promise<void> {
+  const total = option(args, 'links', 100_000, { integer: true })
+  const instanceCount = option(args, 'instances', 6, { integer: true })
+  const heartbeatS = option(args, 'heartbeat-s', 20)
+  if (instanceCount < 2) throw new Error('--instances must be at least 2 (one is killed)')
+  const cleanup = new Cleanup()
+  const onSignal = (signal: string) => {
+    say(`${signal}: stopping everything`)
+    void cleanup.run().finally(() => process.exit(130))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const f = await setUp(total, instanceCount, heartbeatS, cleanup)
+    await measure(f, heartbeatS)
+  } finally {
+    say('stopping devices, instances, NATS and PostgreSQL')
+    await cleanup.run()
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    say('stopped; temporary directories removed')
+  }
+}
+
+async function setUp(total: number, instanceCount: number, heartbeatS: number, cleanup: Cleanup): Promise<Fleet> {
+  say(`fleet: ${total} links on ${instanceCount} instances; starting PostgreSQL and NATS of our own`)
+  const pgServer = await startPostgresServer({
+    settings: { max_connections: String(20 * instanceCount + 20), shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' },
+  })
+  cleanup.add('PostgreSQL', () => pgServer.destroy())
+  const database = 'fleetgate_fleet'
+  const admin = new pg.Client({ connectionString: pgServer.url })
+  await admin.connect()
+  await admin.query(`create database ${database}`)
+  await admin.end()
+  const dbUrl = new URL(pgServer.url)
+  dbUrl.pathname = `/${database}`
+  const stats = new pg.Client({ connectionString: dbUrl.toString() })
+  await stats.connect()
+  cleanup.add('statistics connection', () => stats.end())
+  await stats.query('create extension pg_stat_statements')
+
+  const nats = await startNatsServer({ monitor: true })
+  cleanup.add('NATS', () => nats.destroy())
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fleetgate-fleet-'))
+  cleanup.add('data directory', () => rm(dataDir, { recursive: true, force: true }))
+
+  const env = {
+    DATABASE_URL: dbUrl.toString(),
+    NATS_URL: nats.url,
+    DATA_DIR: dataDir,
+    CLOUD_AUTH_USERS: JSON.stringify({ [ADMIN.username]: { password: ADMIN.password, role: 'admin' } }),
+    CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
+    PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
+  }
+  const instances: Instance[] = []
+  cleanup.add('instances', () => Promise.all(instances.map(stopInstance)))
+  // The first one migrates the new database; the others then start together.
+  instances.push(await startInstance('fleet-1', env))
+  instances.push(...(await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env)))))
+  say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}`)
+
+  const login = await fetch(`${instances[0]!.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  if (!login.ok) throw new Error(`login answered ${login.status}`)
+  const token = ((await login.json()) as { token: string }).token
+
+  const devices: DeviceProcess[] = []
+  cleanup.add('device processes', () => Promise.all(devices.map((d) => d.stop())))
+  const linkUrls = instances.map((i) => `${i.url.replace('http', 'ws')}/api/v1/device-link`)
+  for (let from = 0; from < total; from += LINKS_PER_DEVICE_PROCESS) {
+    devices.push(await startDeviceProcess({ linkUrls, from, count: Math.min(LINKS_PER_DEVICE_PROCESS, total - from), heartbeatMs: heartbeatS * 1000 }))
+  }
+  return { pgServer, stats, database, nats, instances, devices, token, total }
+}
+
+const reports = async (f: Fleet): Promise<DeviceReport[]> => Promise.all(f.devices.map((d) => d.report()))
+
+async function measure(f: Fleet, heartbeatS: number): Promise<void> {
+  const { instances, devices, total } = f
+  const pgPid = (await f.pgServer.pid())!
+  const groups = () => ({ instances: instances.map((i) => i.pid), postgres: withChildren(pgPid), nats: [f.nats.pid!], devices: devices.map((d) => d.pid) })
+  const summary: string[] = []
+  const line = (text: string) => {
+    summary.push(text)
+    say(text)
+  }
+
+  // Registration.
+  await sleep(2000)
+  const rssBefore = instances.map((i) => rssBytes(i.pid))
+  const cpuBefore = cpuOf(groups())
+  say(`opening ${total} links from ${devices.length} device processes (round-robin over the instances)`)
+  const t0 = performance.now()
+  const opening = Promise.all(devices.map((d) => d.open()))
+  const progress = setInterval(() => {
+    void Promise.all(instances.map((i) => linksOf(i.url).catch(() => NaN))).then((counts) => say(`  linked so far: ${sum(counts)} (${counts.join(' / ')})`))
+  }, 5000)
+  const openDeadline = 120_000 + total * 5
+  const opened = await Promise.race([opening, sleep(openDeadline).then(() => undefined)]).finally(() => clearInterval(progress))
+  if (!opened) throw new Error(`the links did not open within ${openDeadline / 1000} s`)
+  const seconds = (performance.now() - t0) / 1000
+  const cpuOpen = cpuOf(groups())
+  const failed = sum(opened.map((o) => o.failed))
+  const rate = (total - failed) / seconds
+  line(
+    `registration: ${total - failed} of ${total} in ${seconds.toFixed(1)} s = ${rate.toFixed(0)} registrations/s (target ≥ ${TARGETS.registrationsPerS}) ${verdict(rate >= TARGETS.registrationsPerS && failed === 0)}` +
+      (failed > 0 ? `; ${failed} failed` : ''),
+  )
+  say(
+    `  CPU while registering: instances ${(cpuOpen.instances! - cpuBefore.instances!).toFixed(1)} s (${(((cpuOpen.instances! - cpuBefore.instances!) * 1e6) / total).toFixed(0)} µs/registration), ` +
+      `PostgreSQL ${(cpuOpen.postgres! - cpuBefore.postgres!).toFixed(1)} s, NATS ${(cpuOpen.nats! - cpuBefore.nats!).toFixed(1)} s, devices ${(cpuOpen.devices! - cpuBefore.devices!).toFixed(1)} s over ${seconds.toFixed(1)} s wall`,
+  )
+
+  // A full heartbeat round, then memory.
+  say(`waiting a full heartbeat round (${heartbeatS} s + 2 s)`)
+  await sleep(heartbeatS * 1000 + 2000)
+  const linksPer = await Promise.all(instances.map((i) => linksOf(i.url)))
+  const perLinkKb = instances.map((i, k) => (rssBytes(i.pid) - rssBefore[k]!) / Math.max(1, linksPer[k]!) / 1024)
+  const worstKb = Math.max(...perLinkKb)
+  line(
+    `RSS per link after a heartbeat round (no forced GC): ${instances.map((i, k) => `${i.id} ${perLinkKb[k]!.toFixed(1)} KB (${linksPer[k]} links, ${(rssBefore[k]! / 2 ** 20).toFixed(0)} → ${(rssBytes(i.pid) / 2 ** 20).toFixed(0)} MiB)`).join(', ')}; ` +
+      `worst ${worstKb.toFixed(1)} KB (target ≤ ${TARGETS.rssKbPerLink} KB on every instance) ${verdict(worstKb <= TARGETS.rssKbPerLink)}`,
+  )
+
+  await idleWindow(f, heartbeatS, groups, line)
+  await requests(f, line)
+  await killOne(f, line)
+
+  console.log('\nsummary (figure beside target):')
+  for (const text of summary) console.log(`  ${text}`)
+}
+
+async function idleWindow(f: Fleet, seconds: number, groups: () => Record<string, number[]>, line: (text: string) => void): Promise<void> {
+  say(`idle window: ${seconds} s of heartbeats only`)
+  await f.stats.query('select pg_stat_statements_reset()')
+  const pgBefore = await postgresCounters(f.stats, f.database)
+  const natsBefore = await natsCounters(f.nats.monitorUrl!)
+  const perInstanceBefore = f.instances.map((i) => cpuSeconds(i.pid))
+  const cpuBefore = cpuOf(groups())
+  const t0 = performance.now()
+  await sleep(seconds * 1000)
+  const elapsed = (performance.now() - t0) / 1000
+  const cpuAfter = cpuOf(groups())
+  const perInstance = f.instances.map((i, k) => (cpuSeconds(i.pid) - perInstanceBefore[k]!) / elapsed)
+  const natsAfter = await natsCounters(f.nats.monitorUrl!)
+  const pgAfter = await postgresCounters(f.stats, f.database)
+  // The two statements of each reading are this bench's own, not the fleet's.
+  const statementsPerS = (pgAfter.statements - pgBefore.statements - 2) / elapsed
+  const xactsPerS = (pgAfter.transactions - pgBefore.transactions) / elapsed
+  const cores = (name: string) => (cpuAfter[name]! - cpuBefore[name]!) / elapsed
+  line(`idle CPU of all instances: ${cores('instances').toFixed(2)} cores (target ≤ ${TARGETS.idleCores}) ${verdict(cores('instances') <= TARGETS.idleCores)}; per instance ${perInstance.map((c) => c.toFixed(2)).join(' / ')}`)
+  line(`idle PostgreSQL: ${statementsPerS.toFixed(0)} statements/s from pg_stat_statements (target ≤ ${TARGETS.statementsPerS}) ${verdict(statementsPerS <= TARGETS.statementsPerS)}; ${xactsPerS.toFixed(0)} transactions/s from pg_stat_database`)
+  line(`idle NATS: ${((natsAfter.inMsgs - natsBefore.inMsgs) / elapsed).toFixed(0)} msgs/s in, ${((natsAfter.outMsgs - natsBefore.outMsgs) / elapsed).toFixed(0)} msgs/s out`)
+  say(`  idle CPU elsewhere: PostgreSQL ${cores('postgres').toFixed(2)} cores, NATS ${cores('nats').toFixed(2)}, device processes ${cores('devices').toFixed(2)}`)
+  say('  most frequent statements in the window:')
+  for (const s of await topStatements(f.stats, 6)) say(`    ${String(s.calls).padStart(7)} × ${s.query}`)
+}
+
+async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
+  say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
+  const latencies: number[] = []
+  // Split by route: to the instance holding the link, or to another one (one NATS hop).
+  const byRoute = { direct: [] as number[], hop: [] as number[] }
+  const failures = new Map<string, number>()
+  let next = 0
+  const worker = async () => {
+    while (next < REQUESTS) {
+      next++
+      const index = Math.floor(Math.random() * f.total)
+      const device = fleetDeviceId(index)
+      const at = Math.floor(Math.random() * f.instances.length)
+      const instance = f.instances[at]!
+      const t0 = performance.now()
+      const outcome = await fetch(`${instance.url}/api/v1/devices/${device}/hardware/position`, {
+        headers: { authorization: `Bearer ${f.token}` },
+        signal: AbortSignal.timeout(15_000),
+      }).then(
+        async (r) => (await r.arrayBuffer(), r.status === 200 ? 'ok' : `HTTP ${r.status}`),
+        (err: Error) => err.name,
+      )
+      latencies.push(performance.now() - t0)
+      // Before the kill every machine is linked to instance (index mod N).
+      byRoute[at === index % f.instances.length ? 'direct' : 'hop'].push(performance.now() - t0)
+      if (outcome !== 'ok') failures.set(outcome, (failures.get(outcome) ?? 0) + 1)
+    }
+  }
+  await Promise.all(Array.from({ length: REQUESTS_IN_FLIGHT }, worker))
+  latencies.sort((a, b) => a - b)
+  for (const [route, xs] of Object.entries(byRoute)) {
+    xs.sort((a, b) => a - b)
+    say(`  ${route === 'direct' ? 'to the instance holding the link' : 'to another instance (NATS hop)'}: ${xs.length} requests, p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`)
+  }
+  const succeeded = REQUESTS - sum([...failures.values()])
+  const p99 = percentile(latencies, 99)
+  line(
+    `requests: ${succeeded} of ${REQUESTS} succeeded${failures.size > 0 ? ` (${[...failures].map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}, ` +
+      `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target: all succeed, p99 ≤ ${TARGETS.requestP99Ms} ms) ${verdict(succeeded === REQUESTS && p99 <= TARGETS.requestP99Ms)}`,
+  )
+}
+
+/** Every surviving instance's count of machines alive (GET /devices?counts=true). */
+async function onlineEverywhere(f: Fleet, survivors: Instance[]): Promise<number[]> {
+  return Promise.all(
+    survivors.map(async (i) => {
+      const r = await fetch(`${i.url}/api/v1/devices?limit=1&counts=true`, { headers: { authorization: `Bearer ${f.token}` }, signal: AbortSignal.timeout(30_000) })
+      return r.ok ? ((await r.json()) as { counts: { online: number } }).counts.online : NaN
+    }),
+  )
+}
+
+async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
+  const counts = await Promise.all(f.instances.map((i) => linksOf(i.url)))
+  const victimIndex = counts.indexOf(Math.max(...counts))
+  const victim = f.instances[victimIndex]!
+  const survivors = f.instances.filter((i) => i !== victim)
+  const needed = Math.ceil(f.total / survivors.length)
+  const limit = openFileLimit()
+  if (needed + 100 > limit) say(`  note: ${survivors.length} survivors need ~${needed} descriptors each for ${f.total} links, the open-file limit is ${limit}: not every machine can re-link`)
+  for (const d of f.devices) await d.mark()
+  say(`SIGKILL ${victim.id} (pid ${victim.pid}, ${counts[victimIndex]} links)`)
+  const killedAt = Date.now()
+  victim.child.kill('SIGKILL')
+  await victim.exited
+
+  const deadline = killedAt + 90_000
+  let relinkedAt: number | undefined
+  let presenceAt: number | undefined
+  let last: DeviceReport[] = []
+  let lastOnline: number[] = []
+  let lastSaid = 0
+  while (Date.now() < deadline && presenceAt === undefined) {
+    last = await reports(f)
+    const dropped = sum(last.map((r) => r.droppedSinceMark))
+    const relinked = sum(last.map((r) => r.relinkedSinceMark))
+    if (relinkedAt === undefined && dropped >= counts[victimIndex]! && relinked >= dropped) relinkedAt = Math.max(...last.map((r) => r.lastRelinkAt))
+    if (relinkedAt !== undefined) {
+      lastOnline = await onlineEverywhere(f, survivors)
+      if (lastOnline.every((n) => n === f.total)) presenceAt = Date.now()
+    }
+    if (Date.now() - lastSaid >= 2000) {
+      lastSaid = Date.now()
+      say(
+        `  +${((Date.now() - killedAt) / 1000).toFixed(1)} s: dropped ${dropped}, re-linked ${relinked}, refused attempts ${sum(last.map((r) => r.refusedSinceMark))}, gave up ${sum(last.map((r) => r.gaveUp))}` +
+          (lastOnline.length > 0 ? `; online per survivor ${lastOnline.join(' / ')}` : ''),
+      )
+    }
+    await sleep(500)
+  }
+  const relinkS = relinkedAt === undefined ? Infinity : (relinkedAt - killedAt) / 1000
+  const presenceS = presenceAt === undefined ? Infinity : (presenceAt - killedAt) / 1000
+  const relinkedCount = sum(last.map((r) => r.relinkedSinceMark))
+  line(
+    `after SIGKILL of ${victim.id}: ${relinkedCount} of ${counts[victimIndex]} machines re-linked ` +
+      `${Number.isFinite(relinkS) ? `in ${relinkS.toFixed(1)} s` : 'not all within 90 s'} (target ≤ ${TARGETS.relinkS} s) ${verdict(relinkS <= TARGETS.relinkS)}`,
+  )
+  line(
+    `presence true on every survivor ${Number.isFinite(presenceS) ? `${presenceS.toFixed(1)} s after the kill` : `not within 90 s (online: ${lastOnline.join(' / ')})`} ` +
+      `(target ≤ ${TARGETS.presenceS} s) ${verdict(presenceS <= TARGETS.presenceS)}`,
+  )
+  await splitBrain(f, survivors, line)
+}
+
+/** One link per machine: the devices, each instance's /metrics and the database's holder column agree. */
+async function splitBrain(f: Fleet, survivors: Instance[], line: (text: string) => void): Promise<void> {
+  const deviceSide = f.instances.map(() => 0)
+  for (const r of await reports(f)) r.linkedPerInstance.forEach((n, k) => (deviceSide[k]! += n))
+  const metrics = await Promise.all(survivors.map((i) => linksOf(i.url)))
+  const held = await f.stats.query<{ link_instance: string | null; n: string }>('select link_instance, count(*)::text as n from devices group by link_instance')
+  const byHolder = new Map(held.rows.map((r) => [r.link_instance, Number(r.n)]))
+  const rows = survivors.map((i, k) => ({ id: i.id, devices: deviceSide[f.instances.indexOf(i)]!, metrics: metrics[k]!, database: byHolder.get(i.id) ?? 0 }))
+  const elsewhere = sum(held.rows.filter((r) => !survivors.some((i) => i.id === r.link_instance)).map((r) => Number(r.n)))
+  for (const r of rows) say(`  ${r.id}: devices say ${r.devices}, /metrics ${r.metrics}, database holder ${r.database}`)
+  const agree = rows.every((r) => r.devices === r.metrics && r.metrics === r.database)
+  const linked = sum(metrics)
+  const ok = agree && linked === f.total && sum(deviceSide) === f.total && elsewhere === 0
+  line(
+    `split brain: ${linked} links on the survivors for ${f.total} machines, devices hold ${sum(deviceSide)}, ${elsewhere} database rows name no live instance; ` +
+      `per-instance counts ${agree ? 'agree' : 'DISAGREE'} (target: one link per machine) ${verdict(ok)}`,
+  )
+}
