@@ -42,13 +42,19 @@ const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED')
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN
 
-/** Steps that undo what was started, run last-first, each once, whatever happened. */
+/**
+ * Steps that undo what was started, run last-first, each once, whatever happened. Something
+ * started after the clean-up began (a set-up still running when Ctrl-C came) is undone at once.
+ */
 class Cleanup {
   private readonly steps: { name: string; run: () => Promise<unknown> }[] = []
+  private begun = false
   add(name: string, run: () => Promise<unknown>): void {
+    if (this.begun) return void run().catch(() => undefined)
     this.steps.push({ name, run })
   }
   async run(): Promise<void> {
+    this.begun = true
     for (let step = this.steps.pop(); step; step = this.steps.pop()) {
       await step.run().catch((err: Error) => console.error(`cleanup: ${step!.name} failed: ${err.message}`))
     }
@@ -65,7 +71,7 @@ interface Instance {
   tail: string[]
 }
 
-async function startInstance(id: string, env: Record<string, string>): Promise<Instance> {
+async function startInstance(id: string, env: Record<string, string>, cleanup: Cleanup): Promise<Instance> {
   const port = await freePort()
   const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), INSTANCE_ID: id },
@@ -78,16 +84,14 @@ async function startInstance(id: string, env: Record<string, string>): Promise<I
       tail.splice(0, tail.length - 20)
     })
   }
-  const exited = once(child, 'exit')
   const url = `http://127.0.0.1:${port}`
+  const instance: Instance = { id, url, child, pid: child.pid!, exited: once(child, 'exit'), tail }
+  cleanup.add(`instance ${id}`, () => stopInstance(instance))
   const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`instance ${id} exited with ${child.exitCode}: ${tail.join('\n')}`)
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { id, url, child, pid: child.pid!, exited, tail }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`instance ${id} not ready within 60 s: ${tail.join('\n')}`)
-    }
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return instance
+    if (Date.now() > deadline) throw new Error(`instance ${id} not ready within 60 s: ${tail.join('\n')}`)
     await sleep(200)
   }
 }
@@ -122,15 +126,24 @@ export default async function fleet(args: string[]): Promise<void> {
   const heartbeatS = option(args, 'heartbeat-s', 20)
   if (instanceCount < 2) throw new Error('--instances must be at least 2 (one is killed)')
   const cleanup = new Cleanup()
+  let interrupted = false
   const onSignal = (signal: string) => {
+    interrupted = true
     say(`${signal}: stopping everything`)
-    void cleanup.run().finally(() => process.exit(130))
+    void cleanup.run().finally(() => {
+      say('stopped; temporary directories removed')
+      process.exit(130)
+    })
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
     const f = await setUp(total, instanceCount, heartbeatS, cleanup)
     await measure(f, heartbeatS)
+  } catch (err) {
+    // After Ctrl-C the set-up fails as its servers go away: that is no error to report.
+    if (!interrupted) throw err
+    await new Promise(() => undefined)
   } finally {
     say('stopping devices, instances, NATS and PostgreSQL')
     await cleanup.run()
@@ -171,11 +184,9 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
     CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
     PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
   }
-  const instances: Instance[] = []
-  cleanup.add('instances', () => Promise.all(instances.map(stopInstance)))
   // The first one migrates the new database; the others then start together.
-  instances.push(await startInstance('fleet-1', env))
-  instances.push(...(await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env)))))
+  const instances = [await startInstance('fleet-1', env, cleanup)]
+  instances.push(...(await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env, cleanup)))))
   say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}`)
 
   const login = await fetch(`${instances[0]!.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
@@ -183,10 +194,11 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
   const token = ((await login.json()) as { token: string }).token
 
   const devices: DeviceProcess[] = []
-  cleanup.add('device processes', () => Promise.all(devices.map((d) => d.stop())))
   const linkUrls = instances.map((i) => `${i.url.replace('http', 'ws')}/api/v1/device-link`)
   for (let from = 0; from < total; from += LINKS_PER_DEVICE_PROCESS) {
-    devices.push(await startDeviceProcess({ linkUrls, from, count: Math.min(LINKS_PER_DEVICE_PROCESS, total - from), heartbeatMs: heartbeatS * 1000 }))
+    const device = await startDeviceProcess({ linkUrls, from, count: Math.min(LINKS_PER_DEVICE_PROCESS, total - from), heartbeatMs: heartbeatS * 1000 })
+    cleanup.add(`device process ${device.pid}`, () => device.stop())
+    devices.push(device)
   }
   return { pgServer, stats, database, nats, instances, devices, token, total }
 }
