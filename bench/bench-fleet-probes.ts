@@ -2,14 +2,20 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import pg from 'pg'
 
-/** utime + stime of a process in seconds (Linux /proc; 0 once it is gone). */
-export function cpuSeconds(pid: number): number {
+/** utime + stime of a process in seconds (Linux /proc; 0 once it is gone); with `reaped`, also its children's that it waited for. */
+export function cpuSeconds(pid: number, { reaped = false } = {}): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) / 100
   } catch {
     return 0
   }
+}
+
+/** CPU seconds of PostgreSQL: the postmaster, its backends alive now, and those that ended (reaped by the postmaster). */
+export function postgresCpuSeconds(postmaster: number): number {
+  const [, ...backends] = withChildren(postmaster)
+  return cpuSeconds(postmaster, { reaped: true }) + backends.reduce((total, pid) => total + cpuSeconds(pid), 0)
 }
 
 /** VmRSS of a process in bytes (0 once it is gone). */
