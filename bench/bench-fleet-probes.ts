@@ -75,6 +75,6 @@ export async function natsCounters(monitorUrl: string): Promise<{ inMsgs: number
 
 /** The `fleetgate_device_links` gauge of one instance. */
 export async function linksOf(instanceUrl: string): Promise<number> {
-  const text = await (await fetch(`${instanceUrl}/metrics`)).text()
+  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
   return Number(/^fleetgate_device_links (\d+)/m.exec(text)?.[1] ?? NaN)
 }

@@ -33,6 +33,8 @@ const ADMIN = { username: 'bench', password: 'bench-password' }
 const LINKS_PER_DEVICE_PROCESS = 12_500
 const REQUESTS = 1000
 const REQUESTS_IN_FLIGHT = 20
+/** The requests stop being sent after this long (each waits at most 15 s). */
+const REQUESTS_WITHIN_MS = 120_000
 const TARGETS = { registrationsPerS: 3000, rssKbPerLink: 12, idleCores: 1, statementsPerS: 500, requestP99Ms: 50, relinkS: 30, presenceS: 15 }
 
 const started = Date.now()
@@ -48,13 +50,16 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  */
 class Cleanup {
   private readonly steps: { name: string; run: () => Promise<unknown> }[] = []
-  private begun = false
+  private started = false
+  get begun(): boolean {
+    return this.started
+  }
   add(name: string, run: () => Promise<unknown>): void {
-    if (this.begun) return void run().catch(() => undefined)
+    if (this.started) return void run().catch(() => undefined)
     this.steps.push({ name, run })
   }
   async run(): Promise<void> {
-    this.begun = true
+    this.started = true
     for (let step = this.steps.pop(); step; step = this.steps.pop()) {
       await step.run().catch((err: Error) => console.error(`cleanup: ${step!.name} failed: ${err.message}`))
     }
@@ -71,7 +76,8 @@ interface Instance {
   tail: string[]
 }
 
-async function startInstance(id: string, env: Record<string, string>, cleanup: Cleanup): Promise<Instance> {
+/** Starts one instance, put in `started` at once (the clean-up stops them all together). */
+async function startInstance(id: string, env: Record<string, string>, started: Instance[], cleanup: Cleanup): Promise<Instance> {
   const port = await freePort()
   const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), INSTANCE_ID: id },
@@ -86,7 +92,8 @@ async function startInstance(id: string, env: Record<string, string>, cleanup: C
   }
   const url = `http://127.0.0.1:${port}`
   const instance: Instance = { id, url, child, pid: child.pid!, exited: once(child, 'exit'), tail }
-  cleanup.add(`instance ${id}`, () => stopInstance(instance))
+  started.push(instance)
+  if (cleanup.begun) void stopInstance(instance)
   const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`instance ${id} exited with ${child.exitCode}: ${tail.join('\n')}`)
@@ -184,9 +191,11 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
     CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
     PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
   }
+  const instances: Instance[] = []
+  cleanup.add('instances', () => Promise.all(instances.map(stopInstance)))
   // The first one migrates the new database; the others then start together.
-  const instances = [await startInstance('fleet-1', env, cleanup)]
-  instances.push(...(await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env, cleanup)))))
+  await startInstance('fleet-1', env, instances, cleanup)
+  await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env, instances, cleanup)))
   say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}`)
 
   const login = await fetch(`${instances[0]!.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
@@ -256,7 +265,7 @@ async function measure(f: Fleet, heartbeatS: number): Promise<void> {
   // A full heartbeat round, then memory.
   say(`waiting a full heartbeat round (${heartbeatS} s + 2 s)`)
   await sleep(heartbeatS * 1000 + 2000)
-  const linksPer = await Promise.all(instances.map((i) => linksOf(i.url)))
+  const linksPer = await Promise.all(instances.map((i) => linksOf(i.url).catch(() => NaN)))
   const perLinkKb = instances.map((i, k) => (rssBytes(i.pid) - rssBefore[k]!) / Math.max(1, linksPer[k]!) / 1024)
   const worstKb = Math.max(...perLinkKb)
   line(
@@ -305,8 +314,9 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   const byRoute = { direct: [] as number[], hop: [] as number[] }
   const failures = new Map<string, number>()
   let next = 0
+  const deadline = Date.now() + REQUESTS_WITHIN_MS
   const worker = async () => {
-    while (next < REQUESTS) {
+    while (next < REQUESTS && Date.now() < deadline) {
       next++
       const index = Math.floor(Math.random() * f.total)
       const device = fleetDeviceId(index)
@@ -332,6 +342,7 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
     xs.sort((a, b) => a - b)
     say(`  ${route === 'direct' ? 'to the instance holding the link' : 'to another instance (NATS hop)'}: ${xs.length} requests, p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`)
   }
+  if (next < REQUESTS) failures.set(`not sent within ${REQUESTS_WITHIN_MS / 1000} s`, REQUESTS - next)
   const succeeded = REQUESTS - sum([...failures.values()])
   const p99 = percentile(latencies, 99)
   line(
@@ -344,14 +355,14 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
 async function onlineEverywhere(f: Fleet, survivors: Instance[]): Promise<number[]> {
   return Promise.all(
     survivors.map(async (i) => {
-      const r = await fetch(`${i.url}/api/v1/devices?limit=1&counts=true`, { headers: { authorization: `Bearer ${f.token}` }, signal: AbortSignal.timeout(30_000) })
-      return r.ok ? ((await r.json()) as { counts: { online: number } }).counts.online : NaN
+      const r = await fetch(`${i.url}/api/v1/devices?limit=1&counts=true`, { headers: { authorization: `Bearer ${f.token}` }, signal: AbortSignal.timeout(30_000) }).catch(() => undefined)
+      return r?.ok ? ((await r.json()) as { counts: { online: number } }).counts.online : NaN
     }),
   )
 }
 
 async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
-  const counts = await Promise.all(f.instances.map((i) => linksOf(i.url)))
+  const counts = await Promise.all(f.instances.map((i) => linksOf(i.url).catch(() => 0)))
   const victimIndex = counts.indexOf(Math.max(...counts))
   const victim = f.instances[victimIndex]!
   const survivors = f.instances.filter((i) => i !== victim)
@@ -396,7 +407,7 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
       `${Number.isFinite(relinkS) ? `in ${relinkS.toFixed(1)} s` : 'not all within 90 s'} (target ≤ ${TARGETS.relinkS} s) ${verdict(relinkS <= TARGETS.relinkS)}`,
   )
   line(
-    `presence true on every survivor ${Number.isFinite(presenceS) ? `${presenceS.toFixed(1)} s after the kill` : `not within 90 s (online: ${lastOnline.join(' / ')})`} ` +
+    `presence true on every survivor ${Number.isFinite(presenceS) ? `${presenceS.toFixed(1)} s after the kill` : lastOnline.length > 0 ? `not within 90 s (online: ${lastOnline.join(' / ')})` : 'not polled: the re-link never completed'} ` +
       `(target ≤ ${TARGETS.presenceS} s) ${verdict(presenceS <= TARGETS.presenceS)}`,
   )
   await splitBrain(f, survivors, line)
@@ -406,7 +417,8 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
 async function splitBrain(f: Fleet, survivors: Instance[], line: (text: string) => void): Promise<void> {
   const deviceSide = f.instances.map(() => 0)
   for (const r of await reports(f)) r.linkedPerInstance.forEach((n, k) => (deviceSide[k]! += n))
-  const metrics = await Promise.all(survivors.map((i) => linksOf(i.url)))
+  // An instance out of descriptors accepts no connection: NaN then.
+  const metrics = await Promise.all(survivors.map((i) => linksOf(i.url).catch(() => NaN)))
   const held = await f.stats.query<{ link_instance: string | null; n: string }>('select link_instance, count(*)::text as n from devices group by link_instance')
   const byHolder = new Map(held.rows.map((r) => [r.link_instance, Number(r.n)]))
   const rows = survivors.map((i, k) => ({ id: i.id, devices: deviceSide[f.instances.indexOf(i)]!, metrics: metrics[k]!, database: byHolder.get(i.id) ?? 0 }))
