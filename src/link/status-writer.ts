@@ -26,13 +26,17 @@ export class StatusWriter {
   private readonly gone = new WeakSet<DeviceLink>()
   private readonly writes = new Set<Promise<void>>()
   private readonly timer: NodeJS.Timeout
+  /** The periodic flush under way: a slow database must not pile flushes onto each other. */
+  private periodic: Promise<void> | undefined
 
   constructor(
     private readonly store: LinkStore,
     flushMs: number,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.timer = setInterval(() => void this.flush(), flushMs)
+    this.timer = setInterval(() => {
+      this.periodic ??= this.flush().finally(() => (this.periodic = undefined))
+    }, flushMs)
     this.timer.unref()
   }
 

@@ -68,4 +68,21 @@ describe.each(DIALECTS)('presence after an instance dies, on %s', (dialect) => {
     await expect.poll(announced).toBe(2)
     await expect.poll(() => linkOf(id)).not.toBeNull()
   })
+
+  it('writes back every link it still holds in one pass, and none that a newer link took over meanwhile', async () => {
+    const linked = await Promise.all(['many-a', 'many-b', 'many-c'].map((p) => RawDevice.link(t.linkUrl, { device_id: uniqueDeviceId(p) })))
+    devices.push(...linked)
+    const ids = linked.map((d) => (d.received[0] as { device_id: string }).device_id)
+    const holder = await linkOf(ids[0]!)
+    await t.storage.db.deleteFrom('instances').execute()
+    await t.storage.db.updateTable('devices').set({ link_instance: null, link_id: null }).where('device_id', 'in', ids.slice(0, 2)).execute()
+    // The third device linked elsewhere meanwhile: a newer generation holds its record.
+    await t.storage.db
+      .updateTable('devices')
+      .set((eb) => ({ link_instance: 'another-instance', link_id: 'newer-link', link_generation: eb('link_generation', '+', 1) }))
+      .where('device_id', '=', ids[2]!)
+      .execute()
+    await expect.poll(() => Promise.all(ids.slice(0, 2).map(linkOf))).toEqual([holder, holder])
+    expect(await linkOf(ids[2]!)).toBe('another-instance')
+  })
 })

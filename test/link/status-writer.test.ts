@@ -1,6 +1,6 @@
 import pino from 'pino'
 import { Registry } from 'prom-client'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { DeviceLink } from '../../src/link/device-link.js'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
@@ -99,5 +99,36 @@ describe('the link status writer while the database cannot be reached', () => {
     await writer.drain()
     expect([store.saved, store.closes, writer.pendingCloses]).toEqual([[], [], 1])
     writer.stop()
+  })
+})
+
+describe('the link status writer while the database is slow', () => {
+  it('starts no periodic flush while the previous one is still being written', async () => {
+    vi.useFakeTimers()
+    try {
+      const store = new UnreliableStore()
+      let release = () => undefined as void
+      let calls = 0
+      store.saveStatus = async () => {
+        calls++
+        await new Promise<void>((resolve) => (release = resolve))
+      }
+      const writer = new StatusWriter(store, 100, pino({ level: 'silent' }))
+      writer.mark(linkOf('a'))
+      await vi.advanceTimersByTimeAsync(100)
+      expect(calls).toBe(1)
+      for (let i = 0; i < 10; i++) {
+        writer.mark(linkOf(`b${i}`))
+        await vi.advanceTimersByTimeAsync(100)
+      }
+      expect(calls).toBe(1)
+      release()
+      await vi.advanceTimersByTimeAsync(100)
+      expect(calls).toBe(2)
+      writer.stop()
+      release()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'kysely'
 import type { EventPublisher } from '../../events/event-bus.js'
 import { PeriodicTask } from '../../lib/periodic-task.js'
 import { nowSeconds } from '../../lib/time.js'
@@ -23,6 +24,8 @@ const SWEEP_LOCK = 'fleetgate:lost-instances'
  * silent (an indexed lookup of their devices), so an idle fleet is not scanned every 2 s.
  */
 const FULL_SWEEP_EVERY = 30
+/** Links written back per statement after this instance finds itself swept. */
+const REASSERT_BATCH = 1000
 
 /**
  * Presence after a crash (§13): every instance records a sign of life in the database; one at a
@@ -85,18 +88,28 @@ export class InstancePresence {
     if (this.beats++ > 0) await this.reassert()
   }
 
-  /** Our record was swept while we were silent: our links are ours again, where no newer link took over. */
+  /**
+   * Our record was swept while we were silent: our links are ours again, where no newer link took
+   * over. One statement per `REASSERT_BATCH` links: an instance silenced by load must not answer
+   * with a statement per link (17,000 of them at fleet scale) on the database that was slow.
+   */
   private async reassert(): Promise<void> {
     const links = this.registry.all()
     this.log.warn({ links: links.length }, 'this instance was presumed dead while silent; its links are recorded again')
-    for (const link of links) {
-      const result = await this.db
+    for (let i = 0; i < links.length; i += REASSERT_BATCH) {
+      const chunk = new Map(links.slice(i, i + REASSERT_BATCH).map((link) => [link.deviceId, link]))
+      // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
+      const rows = [...chunk.values()].map((l) => sql`(${l.deviceId}, ${l.identity.linkId}, cast(${l.generation} as bigint))`)
+      const written = await this.db
+        .with('held(device_id, link_id, generation)', () => sql<{ device_id: string; link_id: string; generation: number }>`(values ${sql.join(rows)})`)
         .updateTable('devices')
-        .set({ link_instance: this.instanceId, link_id: link.identity.linkId })
-        .where('device_id', '=', link.deviceId)
-        .where('link_generation', '=', link.generation)
-        .executeTakeFirst()
-      if (result.numUpdatedRows > 0n) this.announce(link)
+        .from('held')
+        .set((eb) => ({ link_instance: this.instanceId, link_id: eb.ref('held.link_id') }))
+        .whereRef('devices.device_id', '=', 'held.device_id')
+        .whereRef('devices.link_generation', '=', 'held.generation')
+        .returning('devices.device_id')
+        .execute()
+      for (const { device_id } of written) this.announce(chunk.get(device_id)!)
     }
   }
 
