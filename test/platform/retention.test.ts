@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommandQueue } from '../../src/platform/commands/command-queue.js'
 import { PRUNE_BATCH, RetentionJob } from '../../src/platform/retention/retention-job.js'
 import { TelemetryStore } from '../../src/platform/telemetry/telemetry-store.js'
+import type { PruneStep } from '../../src/storage/prune-step.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startPlatformApp, type PlatformApp } from './platform-kit.js'
 
@@ -46,7 +47,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
       ...Array.from({ length: 60 }, () => ({ ts: old, values: keys(50) })),
       ...Array.from({ length: 24 }, (_, i) => ({ ts: old + 1 + i, values: keys(50) })),
     ])
-    const steps: { from: number | undefined; deleted: number; newest: number | undefined }[] = []
+    const steps: ({ from: number | undefined } & PruneStep)[] = []
     const pruneBatch = store.pruneBatch.bind(store)
     store.pruneBatch = async (cutoff, batch, from) => {
       const step = await pruneBatch(cutoff, batch, from)
