@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
+import { adjustTallies, left } from '../commands/command-tallies.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
 import type { DeviceRow } from './device-record.js'
 
@@ -99,7 +100,8 @@ export async function countDevices(db: Db, onlineSince: number): Promise<{ total
 /** Removes the device and everything that belongs to it; call inside one transaction. */
 export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boolean> {
   await deleteDeviceTelemetry(tx, deviceId)
-  await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).execute()
+  const commands = await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).returning(['id', 'status']).execute()
+  await adjustTallies(tx, commands.map(left))
   await tx.deleteFrom('platform_configs').where('device_id', '=', deviceId).execute()
   // The device's own logs; operation logs about it stay as the audit trail.
   await tx.deleteFrom('platform_logs').where('source', '=', 'device').where('device_id', '=', deviceId).execute()

@@ -8,7 +8,7 @@ import { loginCounters } from './0005-login-counters.js'
 import { cluster } from './0006-cluster.js'
 import { rollouts } from './0007-rollouts.js'
 import { instances } from './0008-instances.js'
-import { summaryIndexes } from './0009-summary-indexes.js'
+import { summaryCounts } from './0009-summary-counts.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -20,7 +20,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0006-cluster': cluster,
   '0007-rollouts': rollouts,
   '0008-instances': instances,
-  '0009-summary-indexes': summaryIndexes,
+  '0009-summary-counts': summaryCounts,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
