@@ -62,6 +62,9 @@ async function serveForBench(): Promise<void> {
   process.send!((app.server.address() as AddressInfo).port)
   const { db } = storage
   const commands = new CommandQueue(db, { ackTimeoutMs: config.commandAckTimeoutSeconds * 1000, maxAttempts: config.commandMaxAttempts, ttlMs: config.commandTtlSeconds * 1000 })
+  // A pass under way stops at its next batch when the server stops (as the periodic one does).
+  const abort = new AbortController()
+  let pruning: Promise<unknown> = Promise.resolve()
   process.on('message', (message: { prune: number }) => {
     const job = new RetentionJob(
       {
@@ -75,9 +78,15 @@ async function serveForBench(): Promise<void> {
       app.log,
     )
     const started = performance.now()
-    void job.runExclusive().then((r) => process.send!({ telemetry: r?.telemetry ?? 0, seconds: (performance.now() - started) / 1000 }))
+    pruning = job.runExclusive(Date.now(), abort.signal).then((r) => process.send!({ telemetry: r?.telemetry ?? 0, seconds: (performance.now() - started) / 1000 }))
   })
-  const stop = () => void app.close().finally(() => process.exit(0))
+  const stop = () => {
+    abort.abort()
+    void pruning
+      .catch(() => undefined)
+      .then(() => app.close())
+      .finally(() => process.exit(0))
+  }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
   // The benchmark stopped (even killed): stop too.
