@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommandQueue } from '../../src/platform/commands/command-queue.js'
-import { RetentionJob } from '../../src/platform/retention/retention-job.js'
+import { PRUNE_BATCH, RetentionJob } from '../../src/platform/retention/retention-job.js'
 import { TelemetryStore } from '../../src/platform/telemetry/telemetry-store.js'
+import type { PruneStep } from '../../src/storage/prune-step.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startPlatformApp, type PlatformApp } from './platform-kit.js'
 
@@ -33,6 +34,37 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     expect(series).toEqual([[now - 6 * DAY, -1], [now - 1000, -2]])
     expect((await t.admin('GET', '/api/admin/device/rt-1/detail')).json().latest_telemetry.temp).toEqual({ ts: now - 1000, value: -2 })
     expect((await job.runOnce(now)).telemetry).toBe(0)
+  })
+
+  it('prunes a backlog in bounded batches, oldest first, each starting where the last ended, and leaves nothing expired', async () => {
+    await t.addDevice('rt-5')
+    const now = Date.now()
+    const old = now - 20 * DAY
+    // 3,000 points at one time (batch boundaries fall inside it), then 1,200 a little newer.
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, k) => [`k${k}`, k]))
+    const store = new TelemetryStore(t.storage.db)
+    await store.insert('rt-5', [
+      ...Array.from({ length: 60 }, () => ({ ts: old, values: keys(50) })),
+      ...Array.from({ length: 24 }, (_, i) => ({ ts: old + 1 + i, values: keys(50) })),
+    ])
+    const steps: ({ from: number | undefined } & PruneStep)[] = []
+    const pruneBatch = store.pruneBatch.bind(store)
+    store.pruneBatch = async (cutoff, batch, from) => {
+      const step = await pruneBatch(cutoff, batch, from)
+      steps.push({ from, ...step })
+      return step
+    }
+    const db = t.storage.db
+    const commands = new CommandQueue(db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY })
+    const result = await new RetentionJob({ db, telemetry: store, commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log).runOnce(now)
+
+    expect(result.telemetry).toBe(4200)
+    expect(steps.length).toBeGreaterThanOrEqual(5)
+    expect(steps.every((s) => s.deleted <= PRUNE_BATCH)).toBe(true)
+    expect(steps[0]!.from).toBeUndefined()
+    for (let i = 1; i < steps.length; i++) expect(steps[i]!.from).toBe(steps[i - 1]!.newest)
+    const left = await db.selectFrom('platform_telemetry').select((eb) => eb.fn.countAll<number>().as('n')).where('ts', '<', now - 7 * DAY).executeTakeFirstOrThrow()
+    expect(Number(left.n)).toBe(0)
   })
 
   it('prunes logs older than LOG_RETENTION_DAYS, device and operation alike', async () => {

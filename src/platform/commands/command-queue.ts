@@ -6,6 +6,7 @@ import type { Ack, CommandQuery } from './command-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
 import type { EventPublisher } from '../../events/event-bus.js'
 import { commandEvent, type CommandEvent } from './command-event.js'
+import { adjustTallies, entered, left, talliedCounts, type TallyChange } from './command-tallies.js'
 
 /**
  * At-least-once command queue (contract §7): pending → delivered (attempts + 1) → done |
@@ -42,11 +43,16 @@ export class CommandQueue {
 
   /** Expires never-delivered commands past their TTL and fails those out of attempts. */
   async sweep(now: number, deviceId?: string): Promise<void> {
-    this.announce(await this.applyTimeRules(now, deviceId, this.db), now)
+    const changed = await this.db.transaction().execute(async (tx) => {
+      const rows = await this.applyTimeRules(now, deviceId, tx)
+      await adjustTallies(tx, rows.map(entered))
+      return rows
+    })
+    this.announce(changed, now)
   }
 
   /** The sweep's UPDATEs; returns the rows they changed (each change happens once, whoever sweeps). */
-  private async applyTimeRules(now: number, deviceId: string | undefined, db: Db | Tx): Promise<CommandRow[]> {
+  private async applyTimeRules(now: number, deviceId: string | undefined, db: Tx): Promise<CommandRow[]> {
     const rules = deliveryRules(this.policy, now)
     const expired = await db
       .updateTable('platform_commands')
@@ -86,6 +92,7 @@ export class CommandQueue {
         .limit(limit)
         .$if(this.options.skipLocked === true, (q) => q.forUpdate().skipLocked())
         .execute()
+      await adjustTallies(tx, swept.map(entered))
       if (picked.length === 0) return []
       return tx
         .updateTable('platform_commands')
@@ -123,8 +130,9 @@ export class CommandQueue {
     const changed: CommandRow[] = []
     const answer = await this.db.transaction().execute(async (tx) => {
       const duplicates: number[] = []
+      const tallies: TallyChange[] = []
       for (const ack of acks) {
-        const row = await tx.selectFrom('platform_commands').select(['device_id', 'acked_at']).where('id', '=', ack.id).executeTakeFirst()
+        const row = await tx.selectFrom('platform_commands').select(['device_id', 'acked_at', 'status']).where('id', '=', ack.id).executeTakeFirst()
         if (!row || row.device_id !== deviceId) throw new AppError('not_found', `No command ${ack.id} for device ${deviceId}`, { id: ack.id })
         if (row.acked_at !== null) {
           duplicates.push(ack.id)
@@ -144,8 +152,12 @@ export class CommandQueue {
           .executeTakeFirst()
         // A concurrent ack of the same id committed first.
         if (!updated) duplicates.push(ack.id)
-        else changed.push(updated)
+        else {
+          changed.push(updated)
+          tallies.push(left({ id: ack.id, status: row.status }), entered(updated))
+        }
       }
+      await adjustTallies(tx, tallies)
       return { acked: acks.length, duplicates }
     })
     this.announce(changed, now)
@@ -178,24 +190,31 @@ export class CommandQueue {
     return newestFirstPage(rows, q.limit)
   }
 
+  /** Queued states counted live (few, by the status index); finished ones from their tallies, not from the whole history. */
   async countByStatus(): Promise<Record<CommandStatus, number>> {
-    const rows = await this.db
-      .selectFrom('platform_commands')
-      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-      .groupBy('status')
-      .execute()
-    const counts = Object.fromEntries(COMMAND_STATUSES.map((s) => [s, 0])) as Record<CommandStatus, number>
-    for (const row of rows) if (row.status in counts) counts[row.status as CommandStatus] = Number(row.n)
+    const [queued, finished] = await Promise.all([
+      this.db
+        .selectFrom('platform_commands')
+        .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+        .where('status', 'in', QUEUED_STATUSES)
+        .groupBy('status')
+        .execute(),
+      talliedCounts(this.db),
+    ])
+    const counts = { ...(Object.fromEntries(COMMAND_STATUSES.map((s) => [s, 0])) as Record<CommandStatus, number>), ...finished }
+    for (const row of queued) if (row.status in counts) counts[row.status as CommandStatus] = Number(row.n)
     return counts
   }
 
   /** Deletes queued commands (pending, delivered), or with `all` the history too. */
-  async clear(db: Db | Tx, filter: { device_id?: string; all?: boolean }): Promise<number> {
-    const result = await db
+  async clear(tx: Tx, filter: { device_id?: string; all?: boolean }): Promise<number> {
+    const deleted = await tx
       .deleteFrom('platform_commands')
       .$if(filter.device_id !== undefined, (q) => q.where('device_id', '=', filter.device_id!))
       .$if(!filter.all, (q) => q.where('status', 'in', QUEUED_STATUSES))
-      .executeTakeFirst()
-    return Number(result.numDeletedRows)
+      .returning(['id', 'status'])
+      .execute()
+    await adjustTallies(tx, deleted.map(left))
+    return deleted.length
   }
 }

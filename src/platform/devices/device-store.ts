@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
+import { adjustTallies, left } from '../commands/command-tallies.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
 import type { DeviceRow } from './device-record.js'
 
@@ -87,21 +88,20 @@ export async function listDevices(db: Db, limit: number, after?: string): Promis
   return next === undefined ? { rows: page } : { rows: page, next_after: next }
 }
 
+/** Every device, and those heard from since `onlineSince` (a range of the last-online index). */
 export async function countDevices(db: Db, onlineSince: number): Promise<{ total: number; online: number }> {
-  const row = await db
-    .selectFrom('platform_devices')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('total'),
-      eb.fn.count<number>('device_id').filterWhere('last_online_at', '>=', onlineSince).as('online'),
-    ])
-    .executeTakeFirstOrThrow()
-  return { total: Number(row.total), online: Number(row.online) }
+  const [total, online] = await Promise.all([
+    db.selectFrom('platform_devices').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.selectFrom('platform_devices').select((eb) => eb.fn.countAll<number>().as('n')).where('last_online_at', '>=', onlineSince).executeTakeFirstOrThrow(),
+  ])
+  return { total: Number(total.n), online: Number(online.n) }
 }
 
 /** Removes the device and everything that belongs to it; call inside one transaction. */
 export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boolean> {
   await deleteDeviceTelemetry(tx, deviceId)
-  await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).execute()
+  const commands = await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).returning(['id', 'status']).execute()
+  await adjustTallies(tx, commands.map(left))
   await tx.deleteFrom('platform_configs').where('device_id', '=', deviceId).execute()
   // The device's own logs; operation logs about it stay as the audit trail.
   await tx.deleteFrom('platform_logs').where('source', '=', 'device').where('device_id', '=', deviceId).execute()

@@ -1,6 +1,7 @@
-import { setImmediate as yieldToRequests } from 'node:timers/promises'
+import { setTimeout as pause } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { PeriodicTask } from '../../lib/periodic-task.js'
+import type { PruneStep } from '../../storage/prune-step.js'
 import type { Db } from '../../storage/storage.js'
 import { deleteExpiredBindCodes } from '../binding/bind-store.js'
 import type { CommandQueue } from '../commands/command-queue.js'
@@ -10,6 +11,13 @@ import type { TelemetryStore } from '../telemetry/telemetry-store.js'
 const DAY_MS = 86_400_000
 /** Rows per DELETE: small enough that a request never waits long behind one. */
 export const PRUNE_BATCH = 1000
+/**
+ * Between two batches the job rests at least as long as the last batch took (and this long at
+ * least): pruning a large backlog holds SQLite's write lock (and its one connection, and on
+ * better-sqlite3 the event loop) at most half the time, and paces PostgreSQL's WAL, so ingest
+ * keeps its pace while a backlog is pruned.
+ */
+export const MIN_PRUNE_PAUSE_MS = 1
 export const RETENTION_INTERVAL_MS = 60_000
 
 export interface RetentionParts {
@@ -28,8 +36,8 @@ export interface RetentionResult {
 }
 
 /**
- * Periodic housekeeping: prunes telemetry and logs past their retention in small batches
- * (yielding to requests between batches), applies the command time rules, drops expired
+ * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
+ * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), applies the command time rules, drops expired
  * binding codes. Runs never overlap; `stop` waits for a running pass.
  */
 export class RetentionJob {
@@ -52,8 +60,8 @@ export class RetentionJob {
   async runOnce(now = Date.now(), signal?: AbortSignal): Promise<RetentionResult> {
     const { db, telemetry, commands, telemetryRetentionDays, logRetentionDays } = this.parts
     const result = {
-      telemetry: await pruneInBatches((n) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n), signal),
-      logs: await pruneInBatches((n) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n), signal),
+      telemetry: await pruneInBatches((n, from) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n, from), signal),
+      logs: await pruneInBatches((n, from) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n, from), signal),
     }
     if (signal?.aborted) return result
     await commands.sweep(now)
@@ -78,13 +86,21 @@ export class RetentionJob {
   }
 }
 
-async function pruneInBatches(prune: (batch: number) => Promise<number>, signal?: AbortSignal): Promise<number> {
+/** Batches until one comes back short; each starts at the newest time the previous one deleted. */
+async function pruneInBatches(prune: (batch: number, from: number | undefined) => Promise<PruneStep>, signal?: AbortSignal): Promise<number> {
   let total = 0
+  let from: number | undefined
   for (;;) {
     if (signal?.aborted) return total
-    const n = await prune(PRUNE_BATCH)
-    total += n
-    if (n < PRUNE_BATCH) return total
-    await yieldToRequests()
+    const started = performance.now()
+    const step = await prune(PRUNE_BATCH, from)
+    total += step.deleted
+    if (step.deleted < PRUNE_BATCH) return total
+    from = step.newest
+    try {
+      await pause(Math.max(MIN_PRUNE_PAUSE_MS, performance.now() - started), undefined, { signal })
+    } catch {
+      return total // stopped while resting
+    }
   }
 }

@@ -9,6 +9,7 @@ import { cluster } from './0006-cluster.js'
 import { rollouts } from './0007-rollouts.js'
 import { instances } from './0008-instances.js'
 import { linkClaims } from './0009-link-claims.js'
+import { summaryCounts } from './0010-summary-counts.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -21,6 +22,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0007-rollouts': rollouts,
   '0008-instances': instances,
   '0009-link-claims': linkClaims,
+  '0010-summary-counts': summaryCounts,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

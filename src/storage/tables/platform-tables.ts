@@ -56,6 +56,16 @@ export interface PlatformTables {
     result: string | null
     error: string | null
   }
+  /**
+   * Commands in each finished state (done, failed, expired), spread over a few rows per state
+   * (`shard` = command id mod COMMAND_TALLY_SHARDS) so that concurrent acks seldom wait on one
+   * row: the summary sums them instead of counting the whole history.
+   */
+  platform_command_tallies: {
+    status: string
+    shard: number
+    n: number
+  }
   platform_configs: {
     device_id: string
     /** JSON text of an object. */
