@@ -12,12 +12,6 @@ export const EVENTS_SUBJECT = 'fleetgate.events'
 
 /** How long `listening` waits for the server to confirm the subscription. */
 const LISTENING_WAIT_MS = 2000
-/**
- * Events raised on this instance leave for the others at most this late, together: the client
- * writes each turn's messages to its socket in one write, and a fleet's heartbeats, arriving one
- * per turn, would otherwise cost a write each.
- */
-const SEND_DELAY_MS = 20
 
 /**
  * Several instances: an event is delivered to this instance's listeners at once and sent on
@@ -36,7 +30,13 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   private readonly decoder = new TextDecoder()
   private readonly connection: NatsConnectionWatch
   private outgoing: { kind: string; data: Uint8Array }[] = []
-  private sendTimer: NodeJS.Timeout | undefined
+  /**
+   * Events raised during a turn of the event loop leave together at its end, in one write. Not
+   * later: a client that saw an answer (say, a device added) and then acted on another instance
+   * (its heartbeat) must see the events in that order on every stream; an event held back 20 ms
+   * arrived after the next one raised elsewhere.
+   */
+  private sendTimer: NodeJS.Immediate | undefined
 
   constructor(
     private readonly nc: NatsConnection,
@@ -53,7 +53,7 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     // late: the other instances' streams miss them instead (as after any reconnect of a stream).
     if (!this.connection.connected) return
     this.outgoing.push({ kind: event.kind, data: this.encoder.encode(JSON.stringify(event)) })
-    this.sendTimer ??= setTimeout(() => this.send(), SEND_DELAY_MS).unref()
+    this.sendTimer ??= setImmediate(() => this.send())
   }
 
   /** Hands the waiting events to the client in one turn: it writes them to its socket at once. */
@@ -93,7 +93,7 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.sendTimer)
+    clearImmediate(this.sendTimer)
     this.send()
     this.subscription?.unsubscribe()
     this.subscription = undefined
