@@ -89,6 +89,7 @@ async function serveForBench(): Promise<void> {
     pruning = job.runExclusive(Date.now(), abort.signal).then((r) => process.send!({ telemetry: r?.telemetry ?? 0, seconds: (performance.now() - started) / 1000 }))
   })
   const stop = () => {
+    setTimeout(() => console.error('bench data server still stopping after 5 s; waiting on', process.getActiveResourcesInfo()), 5000).unref()
     abort.abort()
     void pruning
       .catch(() => undefined)
