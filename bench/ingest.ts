@@ -53,15 +53,21 @@ async function pgDatabase(name: string): Promise<{ url: string; drop(): Promise<
   }
 }
 
-/** Raw multi-row INSERTs of the points (no series upsert, no transaction) over 8 connections; records/s. */
-async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
-  const storage = await openConfiguredStorage(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }))
-  await new TelemetryStore(storage.db).insert('bench-raw', nextBatch())
-  await storage.close()
+/**
+ * Multi-row INSERTs of the points over 8 connections for `seconds`, each point a row of the
+ * columns `row` gives, into `table`; records/s.
+ */
+async function insertLoop(
+  databaseUrl: string,
+  table: string,
+  columns: string[],
+  row: (key: string, ts: number, value: unknown) => unknown[],
+  nextBatch: () => TimedRecord[],
+  keys: number,
+  seconds: number,
+): Promise<number> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: RAW_PG_CONNECTIONS })
   try {
-    const series = (await pool.query<{ series_id: number; key: string }>(`select series_id, key from platform_telemetry_series`)).rows
-    const ids = new Map(series.map((r) => [r.key, r.series_id]))
     let inserted = 0
     const started = performance.now()
     const worker = async () => {
@@ -70,11 +76,12 @@ async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => 
         const values: string[] = []
         for (const { ts, values: v } of nextBatch()) {
           for (const key in v) {
-            const n = params.push(ids.get(key), ts, JSON.stringify(v[key]))
-            values.push(`($${n - 2}, $${n - 1}, $${n})`)
+            const first = params.length + 1
+            params.push(...row(key, ts, v[key]))
+            values.push(`(${columns.map((_, i) => `$${first + i}`).join(', ')})`)
           }
         }
-        await pool.query(`insert into platform_telemetry (series_id, ts, value) values ${values.join(', ')}`, params)
+        await pool.query(`insert into ${table} (${columns.join(', ')}) values ${values.join(', ')}`, params)
         inserted += values.length / keys
       }
     }
@@ -85,34 +92,28 @@ async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => 
   }
 }
 
+/** Raw multi-row INSERTs into fleetgate's own telemetry table (its series made first; no upsert, no transaction); records/s. */
+async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
+  const storage = await openConfiguredStorage(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }))
+  await new TelemetryStore(storage.db).insert('bench-raw', nextBatch())
+  await storage.close()
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const series = (await client.query<{ series_id: number; key: string }>(`select series_id, key from platform_telemetry_series`)).rows
+  await client.end()
+  const ids = new Map(series.map((r) => [r.key, r.series_id]))
+  return insertLoop(databaseUrl, 'platform_telemetry', ['series_id', 'ts', 'value'], (key, ts, value) => [ids.get(key), ts, JSON.stringify(value)], nextBatch, keys, seconds)
+}
+
 const PLAIN_TABLE = 'plain_points'
 
 /** The plain storage limit: the same points as multi-row INSERTs into a table with no index; records/s. */
 async function plainPgRate(databaseUrl: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: RAW_PG_CONNECTIONS })
-  try {
-    await pool.query(`create table if not exists ${PLAIN_TABLE} (device_id text not null, key text not null, ts bigint not null, value double precision not null)`)
-    let inserted = 0
-    const started = performance.now()
-    const worker = async () => {
-      while (performance.now() - started < seconds * 1000) {
-        const params: unknown[] = []
-        const values: string[] = []
-        for (const { ts, values: v } of nextBatch()) {
-          for (const key in v) {
-            const n = params.push('bench-plain', key, ts, v[key])
-            values.push(`($${n - 3}, $${n - 2}, $${n - 1}, $${n})`)
-          }
-        }
-        await pool.query(`insert into ${PLAIN_TABLE} (device_id, key, ts, value) values ${values.join(', ')}`, params)
-        inserted += values.length / keys
-      }
-    }
-    await Promise.all(Array.from({ length: RAW_PG_CONNECTIONS }, worker))
-    return rate(inserted, (performance.now() - started) / 1000)
-  } finally {
-    await pool.end()
-  }
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  await client.query(`create table if not exists ${PLAIN_TABLE} (device_id text not null, key text not null, ts bigint not null, value double precision not null)`)
+  await client.end()
+  return insertLoop(databaseUrl, PLAIN_TABLE, ['device_id', 'key', 'ts', 'value'], (key, ts, value) => ['bench-plain', key, ts, value], nextBatch, keys, seconds)
 }
 
 interface AutocannonResult {
