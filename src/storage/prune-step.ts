@@ -1,3 +1,4 @@
+import type { Db } from './storage.js'
 /** What one batch of a pruning pass deleted: how many rows, and the newest time among them (where the next batch starts). */
 export interface PruneStep {
   deleted: number
@@ -8,4 +9,26 @@ export function pruneStep(rows: { ts: number }[]): PruneStep {
   let newest: number | undefined
   for (const { ts } of rows) if (newest === undefined || ts > newest) newest = Number(ts)
   return newest === undefined ? { deleted: 0 } : { deleted: rows.length, newest }
+}
+
+/**
+ * Deletes up to `batch` of the oldest rows of `table` older than `cutoff`, from `from` on (the
+ * `newest` of the previous batch): each batch starts where the last ended on the time index,
+ * never walking again over what was deleted (on PostgreSQL, dead index entries until vacuum).
+ */
+export async function pruneOldest(db: Db, table: 'platform_telemetry' | 'platform_logs', cutoff: number, batch: number, from?: number): Promise<PruneStep> {
+  const rows = await db
+    .deleteFrom(table)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom(table)
+        .select('id')
+        .where('ts', '<', cutoff)
+        .$if(from !== undefined, (q) => q.where('ts', '>=', from!))
+        .orderBy('ts')
+        .limit(batch),
+    )
+    .returning('ts')
+    .execute()
+  return pruneStep(rows)
 }

@@ -3,7 +3,7 @@ import type { Database } from '../../storage/database.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { LogLevel, LogQuery, LogSource } from './log-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
-import { pruneStep, type PruneStep } from '../../storage/prune-step.js'
+import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 
 export type LogRow = Selectable<Database['platform_logs']>
 export type NewLog = Omit<Insertable<Database['platform_logs']>, 'id' | 'source' | 'level'> & { source: LogSource; level: LogLevel }
@@ -60,20 +60,5 @@ export async function countDeviceErrorsSince(db: Db, since: number): Promise<num
   return Number(row.n)
 }
 
-/** Deletes up to `batch` of the oldest entries older than `cutoff`, from `from` on (as `TelemetryStore.pruneBatch`). */
-export async function pruneLogBatch(db: Db, cutoff: number, batch: number, from?: number): Promise<PruneStep> {
-  const rows = await db
-    .deleteFrom('platform_logs')
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('platform_logs')
-        .select('id')
-        .where('ts', '<', cutoff)
-        .$if(from !== undefined, (q) => q.where('ts', '>=', from!))
-        .orderBy('ts')
-        .limit(batch),
-    )
-    .returning('ts')
-    .execute()
-  return pruneStep(rows)
-}
+/** Deletes up to `batch` of the oldest entries older than `cutoff`, from `from` on (see `pruneOldest`). */
+export const pruneLogBatch = (db: Db, cutoff: number, batch: number, from?: number): Promise<PruneStep> => pruneOldest(db, 'platform_logs', cutoff, batch, from)

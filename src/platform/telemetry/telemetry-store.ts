@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js'
 import { GroupCommit } from '../../storage/group-commit.js'
-import { pruneStep, type PruneStep } from '../../storage/prune-step.js'
+import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
@@ -143,26 +143,9 @@ export class TelemetryStore {
     return Number(row.n)
   }
 
-  /**
-   * Deletes up to `batch` of the oldest points older than `cutoff`, from `from` on (the `newest`
-   * of the previous batch): each batch starts where the last ended on the time index, never
-   * walking again over what was deleted (on PostgreSQL, dead index entries until vacuum).
-   */
-  async pruneBatch(cutoff: number, batch: number, from?: number): Promise<PruneStep> {
-    const rows = await this.db
-      .deleteFrom('platform_telemetry')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('platform_telemetry')
-          .select('id')
-          .where('ts', '<', cutoff)
-          .$if(from !== undefined, (q) => q.where('ts', '>=', from!))
-          .orderBy('ts')
-          .limit(batch),
-      )
-      .returning('ts')
-      .execute()
-    return pruneStep(rows)
+  /** Deletes up to `batch` of the oldest points older than `cutoff`, from `from` on (see `pruneOldest`). */
+  pruneBatch(cutoff: number, batch: number, from?: number): Promise<PruneStep> {
+    return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from)
   }
 }
 
