@@ -67,7 +67,11 @@ async function openLinks(linkUrl: string, prefix: string, count: number) {
 
 export default async function links(args: string[]): Promise<void> {
   const count = option(args, 'links', 18000, { integer: true })
-  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
+  const config = loadConfig({
+    // BENCH_DATABASE_URL / BENCH_NATS_URL: the same run on PostgreSQL and the NATS bus (an empty database, as registrations are first links).
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'sqlite::memory:',
+    ...(process.env.BENCH_NATS_URL ? { NATS_URL: process.env.BENCH_NATS_URL } : {}),
+    PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
   const storage = await openStorage(config.database)
   await storage.migrate()
   const app = await buildApp(config, { storage, logger: false })

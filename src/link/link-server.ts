@@ -9,7 +9,8 @@ import { DeviceLink } from './device-link.js'
 import type { LinkMetrics } from './link-metrics.js'
 import type { DeviceLinkOptions } from './link-options.js'
 import type { LinkRegistry } from './link-registry.js'
-import type { LinkStore } from './link-store.js'
+import type { AdmitVerdict, LinkClaim, LinkStore } from './link-store.js'
+import { CallBatcher } from '../lib/call-batcher.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
@@ -34,6 +35,8 @@ export interface LinkServerDeps {
 }
 
 const CLOSE_WAIT_MS = 1000
+/** Registrations per database statement, and statements of one step running at once. */
+const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2 }
 /**
  * The fence check reads the claims made since its previous pass began, less this much: a claim
  * stamped by an instance whose clock lags ours by up to this, or committed that much after it
@@ -57,6 +60,10 @@ export class LinkServer {
   private readonly fenceCheck: PeriodicTask
   /** When the last fence check that succeeded began (seconds): the next one reads the claims since, with overlap. */
   private fencesCheckedAt = Date.now() / 1000
+  /** The database steps of registrations under way go in batches: one statement per step for many links. */
+  private readonly admissions: CallBatcher<RegisterFrame, AdmitVerdict>
+  private readonly claims: CallBatcher<LinkClaim, number | undefined>
+  private readonly readBacks: CallBatcher<string, number>
 
   constructor(private readonly deps: LinkServerDeps) {
     deps.bus.onTakeover((deviceId, generation) => {
@@ -67,6 +74,13 @@ export class LinkServer {
       (err) => deps.log.warn({ err }, 'link fence check failed'),
     )
     this.fenceCheck.start(deps.options.fenceCheckMs)
+    const { store, bus, enrollToken } = deps
+    this.admissions = new CallBatcher((frames) => store.admitAll(frames, enrollToken), REGISTRATION_BATCHES)
+    this.claims = new CallBatcher((claims) => store.claimAll(claims, bus.instanceId), REGISTRATION_BATCHES)
+    this.readBacks = new CallBatcher(async (ids) => {
+      const current = await store.generations(ids)
+      return ids.map((id) => current.get(id) ?? 0)
+    }, REGISTRATION_BATCHES)
     this.sessionHost = {
       registerTimeoutMs: deps.options.registerTimeoutMs,
       writer: deps.writer,
@@ -120,13 +134,13 @@ export class LinkServer {
    * a refused socket only then, so a client that saw the close never reaches a stale holder.
    */
   private async register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<Registration | undefined> {
-    const { store, bus, registry, log, enrollToken } = this.deps
+    const { store, bus, registry, log } = this.deps
     const deviceId = frame.device_id
     this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
     let link: DeviceLink | undefined
     let stage: 'database' | 'bus' = 'database'
     try {
-      const verdict = await store.admit(frame, enrollToken)
+      const verdict = await this.admissions.call(frame)
       if (verdict !== 'accepted') {
         log.warn({ deviceId, verdict }, 'device link refused')
         return refused(CLOSE_CODES.unauthorized, verdict === 'wrong_key' ? 'wrong key for this device id' : 'enroll token required')
@@ -134,7 +148,7 @@ export class LinkServer {
       if (!isOpen(socket)) return undefined
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
       const connectTime = nowSeconds()
-      const generation = await withTimeout(store.claim(identity, connectTime, bus.instanceId), this.deps.options.claimTimeoutMs)
+      const generation = await withTimeout(this.claims.call({ identity, connectTime }), this.deps.options.claimTimeoutMs)
       if (generation === undefined) return refused(CLOSE_CODES.internal, 'device record removed during registration; link again')
       link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
       this.sawGeneration(deviceId, generation)
@@ -143,7 +157,7 @@ export class LinkServer {
       stage = 'database'
       if (bus.sharedWithOtherInstances) {
         // Another instance may have claimed the device since our claim: read back who holds it.
-        const current = (await withTimeout(store.generations([deviceId]), this.deps.options.claimTimeoutMs)).get(deviceId) ?? 0
+        const current = await withTimeout(this.readBacks.call(deviceId), this.deps.options.claimTimeoutMs)
         this.sawGeneration(deviceId, current)
       }
       if ((this.highest.get(deviceId) ?? 0) > generation || (registry.get(deviceId)?.generation ?? 0) > generation) {

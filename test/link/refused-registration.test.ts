@@ -2,7 +2,8 @@ import pino from 'pino'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InProcessDeviceBus } from '../../src/link/bus/in-process-device-bus.js'
-import type { DeviceLink, LinkIdentity } from '../../src/link/device-link.js'
+import type { DeviceLink } from '../../src/link/device-link.js'
+import type { RegisterFrame } from '../../src/protocol/frames.js'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import { LINK_DEFAULTS } from '../../src/link/link-options.js'
 import { LinkRegistry } from '../../src/link/link-registry.js'
@@ -15,10 +16,10 @@ import { startSocketServer, type SocketServer } from './helpers/socket-server.js
 
 /** A registry that knows every device id and accepts no key. */
 class RefusingStore implements LinkStore {
-  async admit(): Promise<AdmitVerdict> {
-    return 'wrong_key'
+  async admitAll(frames: readonly RegisterFrame[]): Promise<AdmitVerdict[]> {
+    return frames.map(() => 'wrong_key')
   }
-  async claim(_identity: LinkIdentity): Promise<number | undefined> {
+  async claimAll(): Promise<(number | undefined)[]> {
     throw new Error('a refused device is never claimed')
   }
   async generations(): Promise<Map<string, number>> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import { DEVICE_KEY, RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
@@ -76,6 +76,35 @@ describe.each(DIALECTS)('device registration on %s', (dialect) => {
     expect((await old.closed).code).toBe(4409)
     expect((await getDevice('pnp-reg-4')).json().device).toMatchObject({ hostname: 'new', connected: true })
     await fresh.close()
+  })
+
+  it('registers 300 links opened at once, each holding its own record', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `pnp-reg-many-${i}`)
+    const devices = await Promise.all(ids.map((device_id) => RawDevice.link(gw.linkUrl, { device_id, hostname: `host-${device_id}` })))
+    const records = await gw.storage.db.selectFrom('devices').select(['device_id', 'hostname', 'link_id']).where('device_id', 'in', ids).execute()
+    expect(records).toHaveLength(300)
+    for (const r of records) expect(r).toMatchObject({ hostname: `host-${r.device_id}`, link_id: expect.any(String) })
+    expect(new Set(records.map((r) => r.link_id)).size).toBe(300)
+    expect((await getDevice('pnp-reg-many-299')).json().device).toMatchObject({ connected: true, alive: true })
+    await Promise.all(devices.map((d) => d.close()))
+  })
+
+  it('keeps exactly one of five links of one device registering at once, the one the record names; the others close with 4409', async () => {
+    const twins = await Promise.all(Array.from({ length: 5 }, () => RawDevice.open(gw.linkUrl)))
+    twins.forEach((t, i) => t.send({ type: 'register', device_id: 'pnp-reg-twin', key: DEVICE_KEY, hostname: `twin-${i}`, version: '1.0.0' }))
+    const closes = await new Promise<{ code: number }[]>((resolve) => {
+      const seen: { code: number }[] = []
+      for (const t of twins) void t.closed.then((c) => seen.push(c) === 4 && resolve(seen))
+    })
+    expect(closes.map((c) => c.code)).toEqual([4409, 4409, 4409, 4409])
+    const survivors = twins.filter((t) => t.socket.readyState === t.socket.OPEN)
+    expect(survivors).toHaveLength(1)
+    const hostname = `twin-${twins.indexOf(survivors[0]!)}`
+    await vi.waitFor(async () => expect((await getDevice('pnp-reg-twin')).json().device).toMatchObject({ hostname, connected: true }))
+    const answered = await gw.app.inject({ method: 'GET', url: '/api/v1/devices/pnp-reg-twin/tasks/current', headers: { authorization: await gw.auth('root') } })
+    expect(answered.statusCode).toBe(200)
+    expect(survivors[0]!.requests).toHaveLength(1)
+    await survivors[0]!.close()
   })
 
   it('answers a plain GET without upgrade with 400 in the usual error shape', async () => {

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { DeviceLink } from '../../src/link/device-link.js'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
-import type { AdmitVerdict, LinkStore } from '../../src/link/link-store.js'
+import type { AdmitVerdict, LinkClaim, LinkStore } from '../../src/link/link-store.js'
+import type { RegisterFrame } from '../../src/protocol/frames.js'
 import { StatusWriter } from '../../src/link/status-writer.js'
 import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
 
@@ -14,11 +15,11 @@ class UnreliableStore implements LinkStore {
   readonly saved: string[][] = []
   readonly closes: string[] = []
 
-  async admit(): Promise<AdmitVerdict> {
-    return 'accepted'
+  async admitAll(frames: readonly RegisterFrame[]): Promise<AdmitVerdict[]> {
+    return frames.map(() => 'accepted')
   }
-  async claim(): Promise<number | undefined> {
-    return 1
+  async claimAll(claims: readonly LinkClaim[]): Promise<(number | undefined)[]> {
+    return claims.map(() => 1)
   }
   async generations(): Promise<Map<string, number>> {
     return new Map()

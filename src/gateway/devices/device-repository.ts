@@ -1,7 +1,7 @@
 import type { DeviceLink, LinkIdentity } from '../../link/device-link.js'
 import { hashDeviceKey, verifyDeviceKey } from '../../auth/device-key-hash.js'
 import { sameSecret } from '../../auth/secrets.js'
-import type { AdmitVerdict, LinkStore } from '../../link/link-store.js'
+import type { AdmitVerdict, LinkClaim, LinkStore } from '../../link/link-store.js'
 import type { RegisterFrame } from '../../protocol/frames.js'
 import { sql, type Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
@@ -13,8 +13,34 @@ const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'conne
 
 /** Device ids per generations query (bound parameters stay well under every engine's limit). */
 const GENERATION_BATCH = 500
-/** Links per heartbeat statement: 4 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
+/** Links per heartbeat or claim statement: 4 and 6 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
 const STATUS_BATCH = 1000
+/** New devices per insert: 7 parameters each. */
+const INSERT_BATCH = 1000
+
+const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, k) => items.slice(k * size, (k + 1) * size))
+
+/** Positions grouped so no group holds a key twice: the first occurrence of each key, then the second, and so on. */
+function occurrenceRounds(keys: readonly string[]): number[][] {
+  const seen = new Map<string, number>()
+  const rounds: number[][] = []
+  keys.forEach((key, i) => {
+    const n = seen.get(key) ?? 0
+    seen.set(key, n + 1)
+    ;(rounds[n] ??= []).push(i)
+  })
+  return rounds
+}
+
+const newDeviceRow = (frame: RegisterFrame) => ({
+  device_id: frame.device_id,
+  hostname: frame.hostname,
+  ip: frame.ip ?? '',
+  version: frame.version,
+  key_hash: hashDeviceKey(frame.key),
+  last_status: '{}',
+  created_at: nowSeconds(),
+})
 
 export type DeviceRow = Pick<Selectable<Database['devices']>, (typeof COLUMNS)[number]>
 
@@ -40,6 +66,36 @@ export const prefixRange = (prefix: string): [string, string] => [prefix, `${pre
 export class DeviceRepository implements LinkStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * A batch costs one read of the keys and one insert of the ids never seen. The rare cases (a
+   * key reset by an administrator, an id recorded by another connection meanwhile, the same new
+   * id twice in the batch) take the one-by-one path after it.
+   */
+  async admitAll(frames: readonly RegisterFrame[], enrollToken: string | undefined): Promise<AdmitVerdict[]> {
+    const stored = await this.keyHashes(frames.map((f) => f.device_id))
+    const verdicts = new Array<AdmitVerdict | undefined>(frames.length)
+    const newIds = new Map<string, number>()
+    frames.forEach((frame, i) => {
+      const id = frame.device_id
+      const keyHash = stored.get(id)
+      if (keyHash) verdicts[i] = verifyDeviceKey(frame.key, keyHash) ? 'accepted' : 'wrong_key'
+      else if (keyHash === undefined && enrollToken !== undefined && !sameSecret(frame.enroll_token, enrollToken)) verdicts[i] = 'enroll_refused'
+      else if (keyHash === undefined && !newIds.has(id)) newIds.set(id, i)
+    })
+    for (const chunk of chunks([...newIds.values()], INSERT_BATCH)) {
+      const inserted = await this.db
+        .insertInto('devices')
+        .values(chunk.map((i) => newDeviceRow(frames[i]!)))
+        .onConflict((oc) => oc.column('device_id').doNothing())
+        .returning('device_id')
+        .execute()
+      const ids = new Set(inserted.map((row) => row.device_id))
+      for (const i of chunk) if (ids.has(frames[i]!.device_id)) verdicts[i] = 'accepted'
+    }
+    for (let i = 0; i < frames.length; i++) verdicts[i] ??= await this.admit(frames[i]!, enrollToken)
+    return verdicts as AdmitVerdict[]
+  }
+
   async admit(frame: RegisterFrame, enrollToken: string | undefined): Promise<AdmitVerdict> {
     for (;;) {
       const row = await this.db.selectFrom('devices').select('key_hash').where('device_id', '=', frame.device_id).executeTakeFirst()
@@ -58,15 +114,7 @@ export class DeviceRepository implements LinkStore {
       if (enrollToken !== undefined && !sameSecret(frame.enroll_token, enrollToken)) return 'enroll_refused'
       const inserted = await this.db
         .insertInto('devices')
-        .values({
-          device_id: frame.device_id,
-          hostname: frame.hostname,
-          ip: frame.ip ?? '',
-          version: frame.version,
-          key_hash: hashDeviceKey(frame.key),
-          last_status: '{}',
-          created_at: nowSeconds(),
-        })
+        .values(newDeviceRow(frame))
         .onConflict((oc) => oc.column('device_id').doNothing())
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows) === 1) return 'accepted'
@@ -74,37 +122,70 @@ export class DeviceRepository implements LinkStore {
     }
   }
 
+  /** The stored key hash of each known id (null: reset by an administrator). */
+  private async keyHashes(deviceIds: readonly string[]): Promise<Map<string, string | null>> {
+    const result = new Map<string, string | null>()
+    for (const chunk of chunks([...new Set(deviceIds)], GENERATION_BATCH)) {
+      const rows = await this.db.selectFrom('devices').select(['device_id', 'key_hash']).where('device_id', 'in', chunk).execute()
+      for (const row of rows) result.set(row.device_id, row.key_hash)
+    }
+    return result
+  }
+
+  /**
+   * One UPDATE … FROM (VALUES …) per `STATUS_BATCH` claims. A device twice in one statement
+   * would be updated once, so its later claims go in later statements, in order.
+   */
+  async claimAll(claims: readonly LinkClaim[], instanceId: string): Promise<(number | undefined)[]> {
+    const generations = new Array<number | undefined>(claims.length)
+    for (const round of occurrenceRounds(claims.map((c) => c.identity.deviceId))) {
+      for (const chunk of chunks(round, STATUS_BATCH)) {
+        const rows = chunk.map((i) => {
+          const { identity, connectTime } = claims[i]!
+          return sql`(${identity.deviceId}, ${identity.hostname}, ${identity.ip}, ${identity.version}, cast(${connectTime} as double precision), ${identity.linkId})`
+        })
+        const claimed = await this.db
+          .with('claim(device_id, hostname, ip, version, connect_time, link_id)', () =>
+            sql<{ device_id: string; hostname: string; ip: string; version: string; connect_time: number; link_id: string }>`(values ${sql.join(rows)})`,
+          )
+          .updateTable('devices')
+          .from('claim')
+          .set((eb) => ({
+            hostname: eb.ref('claim.hostname'),
+            ip: eb.ref('claim.ip'),
+            version: eb.ref('claim.version'),
+            connect_time: eb.ref('claim.connect_time'),
+            link_instance: instanceId,
+            link_id: eb.ref('claim.link_id'),
+            link_generation: eb('devices.link_generation', '+', 1),
+            link_claimed_at: Date.now() / 1000,
+          }))
+          .whereRef('devices.device_id', '=', 'claim.device_id')
+          .returning(['devices.device_id', 'devices.link_generation'])
+          .execute()
+        const byId = new Map(claimed.map((row) => [row.device_id, Number(row.link_generation)]))
+        for (const i of chunk) generations[i] = byId.get(claims[i]!.identity.deviceId)
+      }
+    }
+    return generations
+  }
+
   async claim(identity: LinkIdentity, connectTime: number, instanceId: string): Promise<number | undefined> {
-    const { deviceId, hostname, ip, version, linkId } = identity
-    const row = await this.db
-      .updateTable('devices')
-      .set((eb) => ({
-        hostname,
-        ip,
-        version,
-        connect_time: connectTime,
-        link_instance: instanceId,
-        link_id: linkId,
-        link_generation: eb('link_generation', '+', 1),
-        link_claimed_at: Date.now() / 1000,
-      }))
-      .where('device_id', '=', deviceId)
-      .returning('link_generation')
-      .executeTakeFirst()
-    return row === undefined ? undefined : Number(row.link_generation)
+    return (await this.claimAll([{ identity, connectTime }], instanceId))[0]
   }
 
   async generations(deviceIds: readonly string[]): Promise<Map<string, number>> {
     const result = new Map<string, number>()
-    for (let i = 0; i < deviceIds.length; i += GENERATION_BATCH) {
-      const rows = await this.db
-        .selectFrom('devices')
-        .select(['device_id', 'link_generation'])
-        .where('device_id', 'in', deviceIds.slice(i, i + GENERATION_BATCH))
-        .execute()
+    for (const chunk of chunks([...new Set(deviceIds)], GENERATION_BATCH)) {
+      const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('device_id', 'in', chunk).execute()
       for (const row of rows) result.set(row.device_id, Number(row.link_generation))
     }
     return result
+  }
+
+  async claimedSince(since: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
+    return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
   }
 
   /**
@@ -112,11 +193,6 @@ export class DeviceRepository implements LinkStore {
    * heartbeating every 20 s would otherwise cost the database a statement per heartbeat. A row
    * is written only while its link still holds the record (`link_id`), as a single write was.
    */
-  async claimedSince(since: number): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
-    return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
-  }
-
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {
     const beating = links.filter((l) => l.lastHeartbeat !== null)
     for (let i = 0; i < beating.length; i += STATUS_BATCH) {

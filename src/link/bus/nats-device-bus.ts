@@ -40,6 +40,7 @@ export class NatsDeviceBus implements DeviceBus {
   private takeoverHandler: (deviceId: string, generation: number) => void = () => undefined
   private readonly rpc: NatsRpc
   private readonly held = new Map<string, Subscription>()
+  private turnFlush: Promise<void> | undefined
 
   constructor(
     private readonly nc: NatsConnection,
@@ -112,7 +113,22 @@ export class NatsDeviceBus implements DeviceBus {
       this.held.set(deviceId, sub)
     }
     this.rpc.publish(natsSubjects.control(deviceId), { kind: 'takeover', instance: this.instanceId, generation } satisfies ControlMessage)
-    await withTimeout(this.nc.flush(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
+    await withTimeout(this.flushAfterTurn(), CONTROL_TIMEOUT_MS, 'NATS did not confirm the claim in time')
+  }
+
+  /**
+   * One round trip to the server for everything published in this turn of the event loop: the
+   * ping leaves after all of it, so its answer confirms each (a batch of claims then costs one
+   * ping, not one per device).
+   */
+  private flushAfterTurn(): Promise<void> {
+    this.turnFlush ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.turnFlush = undefined
+        this.nc.flush().then(resolve, reject)
+      }),
+    )
+    return this.turnFlush
   }
 
   /** Whether the NATS server can be reached right now (`/readyz`). */
