@@ -43,9 +43,9 @@ export function withChildren(pid: number): number[] {
   return [pid, ...children]
 }
 
-/** The open-file limit of this process (its children inherit it). */
-export function openFileLimit(): number {
-  const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))
+/** The open-file limit of a process (this one by default; its children inherit it). */
+export function openFileLimit(pid: number | 'self' = 'self'): number {
+  const line = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'))
   return Number(line?.[1] ?? Infinity)
 }
 
@@ -54,12 +54,17 @@ export interface PostgresCounters {
   statements: number
   /** pg_stat_database xact_commit + xact_rollback of the fleet's database. */
   transactions: number
+  /** pg_stat_database deadlocks: batches of rows locked in different orders would show here. */
+  deadlocks: number
 }
 
 export async function postgresCounters(client: pg.Client, database: string): Promise<PostgresCounters> {
   const statements = await client.query<{ calls: string }>('select coalesce(sum(calls), 0)::text as calls from pg_stat_statements')
-  const transactions = await client.query<{ xacts: string }>('select (xact_commit + xact_rollback)::text as xacts from pg_stat_database where datname = $1', [database])
-  return { statements: Number(statements.rows[0]!.calls), transactions: Number(transactions.rows[0]?.xacts ?? 0) }
+  const db = await client.query<{ xacts: string; deadlocks: string }>(
+    'select (xact_commit + xact_rollback)::text as xacts, deadlocks::text as deadlocks from pg_stat_database where datname = $1',
+    [database],
+  )
+  return { statements: Number(statements.rows[0]!.calls), transactions: Number(db.rows[0]?.xacts ?? 0), deadlocks: Number(db.rows[0]?.deadlocks ?? 0) }
 }
 
 /** The statements that ran most often since `pg_stat_statements_reset()`, for the report. */

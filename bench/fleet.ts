@@ -12,7 +12,7 @@
  * holding the most links: time until its machines re-linked, until presence is true on every
  * other instance, and one link per machine after (devices, /metrics and the database agree).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -33,8 +33,16 @@ const ADMIN = { username: 'bench', password: 'bench-password' }
 const LINKS_PER_DEVICE_PROCESS = 12_500
 const REQUESTS = 1000
 const REQUESTS_IN_FLIGHT = 20
+const REQUESTS_WARM_UP = 100
 /** The requests stop being sent after this long (each waits at most 15 s). */
 const REQUESTS_WITHIN_MS = 120_000
+/**
+ * An instance holds a descriptor per link, and after a kill a survivor takes a sixth more: a
+ * deployment raises the open-file limit (systemd `LimitNOFILE`, docs/deploy.md), and so does
+ * this bench through prlimit where it may (root); else the instances inherit this process's.
+ */
+const INSTANCE_OPEN_FILES = 65_536
+const raisedLimit = spawnSync('prlimit', [`--nofile=${INSTANCE_OPEN_FILES}:${INSTANCE_OPEN_FILES}`, '--', 'true']).status === 0
 const TARGETS = { registrationsPerS: 3000, rssKbPerLink: 12, idleCores: 1, statementsPerS: 500, requestP99Ms: 50, relinkS: 30, presenceS: 15 }
 
 const started = Date.now()
@@ -79,7 +87,10 @@ interface Instance {
 /** Starts one instance, put in `started` at once (the clean-up stops them all together). */
 async function startInstance(id: string, env: Record<string, string>, started: Instance[], cleanup: Cleanup): Promise<Instance> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, CLI, 'serve'], {
+  const node = [process.execPath, ...BENCH_NODE_FLAGS, CLI, 'serve']
+  // prlimit runs the command in its own process (exec): the pid is the instance's.
+  const [command, ...args] = raisedLimit ? ['prlimit', `--nofile=${INSTANCE_OPEN_FILES}:${INSTANCE_OPEN_FILES}`, '--', ...node] : node
+  const child = spawn(command!, args, {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), INSTANCE_ID: id },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -196,7 +207,7 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
   // The first one migrates the new database; the others then start together.
   await startInstance('fleet-1', env, instances, cleanup)
   await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env, instances, cleanup)))
-  say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}`)
+  say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}; open-file limit of each ${openFileLimit(instances[0]!.pid)}`)
 
   const login = await fetch(`${instances[0]!.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
   if (!login.ok) throw new Error(`login answered ${login.status}`)
@@ -307,46 +318,61 @@ async function idleWindow(f: Fleet, seconds: number, groups: () => Record<string
   for (const s of await topStatements(f.stats, 6)) say(`    ${String(s.calls).padStart(7)} × ${s.query}`)
 }
 
-async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
-  say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
-  const latencies: number[] = []
-  // Split by route: to the instance holding the link, or to another one (one NATS hop).
-  const byRoute = { direct: [] as number[], hop: [] as number[] }
-  const failures = new Map<string, number>()
-  let next = 0
+interface RequestRound {
+  /** Latency of each request, with when it started (ms since the round began). */
+  timed: { startedMs: number; ms: number; route: 'direct' | 'hop' }[]
+  failures: Map<string, number>
+  sent: number
+}
+
+/** `count` requests, `REQUESTS_IN_FLIGHT` at a time, each to a random machine through a random instance. */
+async function requestRound(f: Fleet, count: number): Promise<RequestRound> {
+  const round: RequestRound = { timed: [], failures: new Map(), sent: 0 }
+  const began = performance.now()
   const deadline = Date.now() + REQUESTS_WITHIN_MS
   const worker = async () => {
-    while (next < REQUESTS && Date.now() < deadline) {
-      next++
+    while (round.sent < count && Date.now() < deadline) {
+      round.sent++
       const index = Math.floor(Math.random() * f.total)
-      const device = fleetDeviceId(index)
       const at = Math.floor(Math.random() * f.instances.length)
-      const instance = f.instances[at]!
       const t0 = performance.now()
-      const outcome = await fetch(`${instance.url}/api/v1/devices/${device}/hardware/position`, {
+      const outcome = await fetch(`${f.instances[at]!.url}/api/v1/devices/${fleetDeviceId(index)}/hardware/position`, {
         headers: { authorization: `Bearer ${f.token}` },
         signal: AbortSignal.timeout(15_000),
       }).then(
         async (r) => (await r.arrayBuffer(), r.status === 200 ? 'ok' : `HTTP ${r.status}`),
         (err: Error) => err.name,
       )
-      latencies.push(performance.now() - t0)
       // Before the kill every machine is linked to instance (index mod N).
-      byRoute[at === index % f.instances.length ? 'direct' : 'hop'].push(performance.now() - t0)
-      if (outcome !== 'ok') failures.set(outcome, (failures.get(outcome) ?? 0) + 1)
+      round.timed.push({ startedMs: t0 - began, ms: performance.now() - t0, route: at === index % f.instances.length ? 'direct' : 'hop' })
+      if (outcome !== 'ok') round.failures.set(outcome, (round.failures.get(outcome) ?? 0) + 1)
     }
   }
   await Promise.all(Array.from({ length: REQUESTS_IN_FLIGHT }, worker))
-  latencies.sort((a, b) => a - b)
-  for (const [route, xs] of Object.entries(byRoute)) {
-    xs.sort((a, b) => a - b)
+  if (round.sent < count) round.failures.set(`not sent within ${REQUESTS_WITHIN_MS / 1000} s`, count - round.sent)
+  return round
+}
+
+const sortedMs = (timed: RequestRound['timed']) => timed.map((t) => t.ms).sort((a, b) => a - b)
+
+async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
+  // The first requests open the bench's connections to each instance and run the forwarding
+  // path for the first time in each (compiled then): a client that stays connected pays that once.
+  const warm = await requestRound(f, REQUESTS_WARM_UP)
+  say(`warm-up, not counted: ${REQUESTS_WARM_UP} requests, p50 ${percentile(sortedMs(warm.timed), 50).toFixed(1)} ms, p99 ${percentile(sortedMs(warm.timed), 99).toFixed(1)} ms`)
+  say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
+  const round = await requestRound(f, REQUESTS)
+  for (const route of ['direct', 'hop'] as const) {
+    const xs = sortedMs(round.timed.filter((t) => t.route === route))
     say(`  ${route === 'direct' ? 'to the instance holding the link' : 'to another instance (NATS hop)'}: ${xs.length} requests, p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`)
   }
-  if (next < REQUESTS) failures.set(`not sent within ${REQUESTS_WITHIN_MS / 1000} s`, REQUESTS - next)
-  const succeeded = REQUESTS - sum([...failures.values()])
+  const slowest = [...round.timed].sort((a, b) => b.ms - a.ms).slice(0, 5)
+  say(`  slowest: ${slowest.map((t) => `${t.ms.toFixed(0)} ms (${t.route}, started at +${t.startedMs.toFixed(0)} ms)`).join(', ')}`)
+  const latencies = sortedMs(round.timed)
+  const succeeded = REQUESTS - sum([...round.failures.values()])
   const p99 = percentile(latencies, 99)
   line(
-    `requests: ${succeeded} of ${REQUESTS} succeeded${failures.size > 0 ? ` (${[...failures].map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}, ` +
+    `requests: ${succeeded} of ${REQUESTS} succeeded${round.failures.size > 0 ? ` (${[...round.failures].map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}, ` +
       `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target: all succeed, p99 ≤ ${TARGETS.requestP99Ms} ms) ${verdict(succeeded === REQUESTS && p99 <= TARGETS.requestP99Ms)}`,
   )
 }
@@ -367,7 +393,7 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
   const victim = f.instances[victimIndex]!
   const survivors = f.instances.filter((i) => i !== victim)
   const needed = Math.ceil(f.total / survivors.length)
-  const limit = openFileLimit()
+  const limit = openFileLimit(survivors[0]!.pid)
   if (needed + 100 > limit) say(`  note: ${survivors.length} survivors need ~${needed} descriptors each for ${f.total} links, the open-file limit is ${limit}: not every machine can re-link`)
   for (const d of f.devices) await d.mark()
   say(`SIGKILL ${victim.id} (pid ${victim.pid}, ${counts[victimIndex]} links)`)
@@ -411,6 +437,7 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
       `(target ≤ ${TARGETS.presenceS} s) ${verdict(presenceS <= TARGETS.presenceS)}`,
   )
   await splitBrain(f, survivors, line)
+  say(`  PostgreSQL deadlocks over the whole run: ${(await postgresCounters(f.stats, f.database)).deadlocks}`)
 }
 
 /** One link per machine: the devices, each instance's /metrics and the database's holder column agree. */

@@ -162,11 +162,11 @@ export class LinkServer {
       }
       if ((this.highest.get(deviceId) ?? 0) > generation || (registry.get(deviceId)?.generation ?? 0) > generation) {
         log.info({ deviceId, generation }, 'device link superseded by a newer connection while registering')
-        await store.linkClosed(link)
+        await store.linksClosed([link])
         return refused(CLOSE_CODES.replaced, REPLACED)
       }
       if (!isOpen(socket) || this.closing) {
-        await store.linkClosed(link)
+        await store.linksClosed([link])
         return refused(CLOSE_CODES.restarting, 'server restarting')
       }
       const replaced = registry.add(link)
@@ -179,7 +179,7 @@ export class LinkServer {
       // Undecided: the link is not registered. 1013 (try again later) when the bus could not
       // carry the claim, 1011 when the database could not record or confirm it.
       log.error({ err, deviceId, stage }, 'device registration failed: ownership could not be decided')
-      if (link) await store.linkClosed(link).catch(() => undefined)
+      if (link) await store.linksClosed([link]).catch(() => undefined)
       return stage === 'bus'
         ? refused(CLOSE_CODES.try_again, 'ownership could not be announced; try again later')
         : refused(CLOSE_CODES.internal, 'registration failed')

@@ -34,6 +34,6 @@ export interface LinkStore {
   claimedSince(since: number): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
-  /** Writes the last heartbeat and clears the holder, unless a newer link took the record. */
-  linkClosed(link: DeviceLink): Promise<void>
+  /** Writes each link's last heartbeat and clears the holder, unless a newer link took the record. */
+  linksClosed(links: readonly DeviceLink[]): Promise<void>
 }

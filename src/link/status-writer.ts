@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { DeviceLink } from './device-link.js'
 import type { LinkStore } from './link-store.js'
+import { CallBatcher } from '../lib/call-batcher.js'
 
 /**
  * Closed links whose final write waits for the database, at most: beyond, the oldest is given
@@ -8,6 +9,7 @@ import type { LinkStore } from './link-store.js'
  * is decided by the live links, not by that column).
  */
 export const MAX_UNWRITTEN_CLOSES = 10_000
+const CLOSE_BATCHES = { maxBatch: 1000, concurrency: 2 }
 
 /**
  * Heartbeats update memory at once and the database at most every `flushMs` per device: a
@@ -25,6 +27,8 @@ export class StatusWriter {
   private readonly unwrittenCloses = new Set<DeviceLink>()
   private readonly gone = new WeakSet<DeviceLink>()
   private readonly writes = new Set<Promise<void>>()
+  /** Links closing together (an instance shutting down, a network cut) are written together. */
+  private readonly closes: CallBatcher<DeviceLink, void>
   private readonly timer: NodeJS.Timeout
   /** The periodic flush under way: a slow database must not pile flushes onto each other. */
   private periodic: Promise<void> | undefined
@@ -38,6 +42,10 @@ export class StatusWriter {
       this.periodic ??= this.flush().finally(() => (this.periodic = undefined))
     }, flushMs)
     this.timer.unref()
+    this.closes = new CallBatcher(async (links) => {
+      await store.linksClosed(links)
+      return links.map(() => undefined)
+    }, CLOSE_BATCHES)
   }
 
   mark(link: DeviceLink): void {
@@ -81,7 +89,7 @@ export class StatusWriter {
 
   private writeClose(link: DeviceLink): Promise<void> {
     this.unwrittenCloses.delete(link)
-    const written = this.store.linkClosed(link).catch((err: unknown) => {
+    const written = this.closes.call(link).catch((err: unknown) => {
       this.keepForRetry(link)
       throw err
     })

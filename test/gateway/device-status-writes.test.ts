@@ -80,4 +80,27 @@ describe.each(DIALECTS)('heartbeat writes of the device registry (%s)', (dialect
     const row = await storage.db.selectFrom('devices').select(['last_heartbeat', 'last_status']).where('device_id', '=', 'silent-1').executeTakeFirstOrThrow()
     expect(row).toEqual({ last_heartbeat: null, last_status: '{}' })
   })
+
+  it('clears the holder of closed links in one write, keeping the last heartbeat, and leaves records newer links hold', async () => {
+    const beaten = await linked('closing-1', 'link-c1', 'last words', 500)
+    const silent = await linked('closing-2', 'link-c2', 'unused', 0)
+    silent.lastHeartbeat = null
+    const stale = await linked('closing-3', 'link-c3-old', 'old', 600)
+    await linked('closing-3', 'link-c3-new', 'new', 700)
+    await repo.saveStatus([beaten])
+    beaten.lastHeartbeat = 550
+    beaten.lastStatus = { state: 'final' }
+    await repo.linksClosed([beaten, silent, stale])
+    const rows = await storage.db
+      .selectFrom('devices')
+      .select(['device_id', 'last_heartbeat', 'last_status', 'link_id', 'link_instance'])
+      .where('device_id', 'in', ['closing-1', 'closing-2', 'closing-3'])
+      .orderBy('device_id')
+      .execute()
+    expect(rows.map((r) => [r.device_id, r.last_heartbeat === null ? null : Number(r.last_heartbeat), JSON.parse(r.last_status), r.link_id, r.link_instance])).toEqual([
+      ['closing-1', 550, { state: 'final' }, null, null],
+      ['closing-2', null, {}, null, null],
+      ['closing-3', null, {}, 'link-c3-new', 'instance-a'],
+    ])
+  })
 })

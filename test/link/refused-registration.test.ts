@@ -29,7 +29,7 @@ class RefusingStore implements LinkStore {
     return new Map()
   }
   async saveStatus(_links: readonly DeviceLink[]): Promise<void> {}
-  async linkClosed(_link: DeviceLink): Promise<void> {}
+  async linksClosed(_links: readonly DeviceLink[]): Promise<void> {}
 }
 
 /** A bus whose release of a device id takes as long as the test wants. */

@@ -31,9 +31,9 @@ class UnreliableStore implements LinkStore {
     this.check()
     this.saved.push(links.map((l) => l.deviceId))
   }
-  async linkClosed(link: DeviceLink): Promise<void> {
+  async linksClosed(links: readonly DeviceLink[]): Promise<void> {
     this.check()
-    this.closes.push(link.deviceId)
+    this.closes.push(...links.map((l) => l.deviceId))
   }
   private check(): void {
     if (!this.reachable) throw databaseUnavailable(new Error('connect ECONNREFUSED'))

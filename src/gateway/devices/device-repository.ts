@@ -18,6 +18,13 @@ const STATUS_BATCH = 1000
 /** New devices per insert: 7 parameters each. */
 const INSERT_BATCH = 1000
 
+/**
+ * Batched writes list their rows in device id order: two statements updating some of the same
+ * rows then take their row locks in the same order and wait for each other instead of deadlocking.
+ */
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+export const byDeviceId = (a: { deviceId: string }, b: { deviceId: string }) => compareIds(a.deviceId, b.deviceId)
+
 const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, k) => items.slice(k * size, (k + 1) * size))
 
 /** Positions grouped so no group holds a key twice: the first occurrence of each key, then the second, and so on. */
@@ -140,7 +147,7 @@ export class DeviceRepository implements LinkStore {
     const generations = new Array<number | undefined>(claims.length)
     for (const round of occurrenceRounds(claims.map((c) => c.identity.deviceId))) {
       for (const chunk of chunks(round, STATUS_BATCH)) {
-        const rows = chunk.map((i) => {
+        const rows = [...chunk].sort((a, b) => compareIds(claims[a]!.identity.deviceId, claims[b]!.identity.deviceId)).map((i) => {
           const { identity, connectTime } = claims[i]!
           return sql`(${identity.deviceId}, ${identity.hostname}, ${identity.ip}, ${identity.version}, cast(${connectTime} as double precision), ${identity.linkId})`
         })
@@ -194,7 +201,7 @@ export class DeviceRepository implements LinkStore {
    * is written only while its link still holds the record (`link_id`), as a single write was.
    */
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {
-    const beating = links.filter((l) => l.lastHeartbeat !== null)
+    const beating = links.filter((l) => l.lastHeartbeat !== null).sort(byDeviceId)
     for (let i = 0; i < beating.length; i += STATUS_BATCH) {
       // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
       const rows = beating
@@ -211,14 +218,31 @@ export class DeviceRepository implements LinkStore {
     }
   }
 
-  async linkClosed(link: DeviceLink): Promise<void> {
-    const heartbeat = link.lastHeartbeat === null ? {} : { last_heartbeat: link.lastHeartbeat, last_status: JSON.stringify(link.lastStatus) }
-    await this.db
-      .updateTable('devices')
-      .set({ ...heartbeat, link_instance: null, link_id: null })
-      .where('device_id', '=', link.deviceId)
-      .where('link_id', '=', link.identity.linkId)
-      .execute()
+  /**
+   * Writes each closed link's last heartbeat and clears the holder, one statement per
+   * `STATUS_BATCH` links (an instance shutting down closes all of its links at once); a row is
+   * written only while the closed link still holds it.
+   */
+  async linksClosed(links: readonly DeviceLink[]): Promise<void> {
+    for (const chunk of chunks([...links].sort(byDeviceId), STATUS_BATCH)) {
+      const rows = chunk.map((l) => {
+        const status = l.lastHeartbeat === null ? null : JSON.stringify(l.lastStatus)
+        return sql`(${l.deviceId}, ${l.identity.linkId}, cast(${l.lastHeartbeat} as double precision), cast(${status} as text))`
+      })
+      await this.db
+        .with('gone(device_id, link_id, heartbeat, status)', () => sql<{ device_id: string; link_id: string; heartbeat: number | null; status: string | null }>`(values ${sql.join(rows)})`)
+        .updateTable('devices')
+        .from('gone')
+        .set((eb) => ({
+          last_heartbeat: eb.fn.coalesce('gone.heartbeat', 'devices.last_heartbeat'),
+          last_status: eb.fn.coalesce('gone.status', 'devices.last_status'),
+          link_instance: null,
+          link_id: null,
+        }))
+        .whereRef('devices.device_id', '=', 'gone.device_id')
+        .whereRef('devices.link_id', '=', 'gone.link_id')
+        .execute()
+    }
   }
 
   /** Which of `deviceIds` are known machines; every known id when none are given. */

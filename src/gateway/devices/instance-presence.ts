@@ -7,6 +7,7 @@ import type { DeviceLink } from '../../link/device-link.js'
 import type { LinkRegistry } from '../../link/link-registry.js'
 import type { Db, Storage } from '../../storage/storage.js'
 import type { DeviceEvent } from './device-events.js'
+import { byDeviceId } from './device-repository.js'
 
 export interface InstancePresenceOptions {
   /** How often an instance records that it lives. */
@@ -94,7 +95,7 @@ export class InstancePresence {
    * with a statement per link (17,000 of them at fleet scale) on the database that was slow.
    */
   private async reassert(): Promise<void> {
-    const links = this.registry.all()
+    const links = this.registry.all().sort(byDeviceId)
     this.log.warn({ links: links.length }, 'this instance was presumed dead while silent; its links are recorded again')
     for (let i = 0; i < links.length; i += REASSERT_BATCH) {
       const chunk = new Map(links.slice(i, i + REASSERT_BATCH).map((link) => [link.deviceId, link]))
