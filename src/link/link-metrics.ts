@@ -4,6 +4,8 @@ import { LeanHistogram } from '../metrics/lean-metrics.js'
 export interface LinkMetrics {
   unknownResponses: Counter
   closes: Counter<'code'>
+  /** Sockets closed at once on arrival, given no session: `capacity` (maxLinks), `awaiting` (maxAwaitingRegister), `restarting`. */
+  refusals: Counter<'reason'>
   requestDuration: LeanHistogram<'route' | 'outcome'>
 }
 
@@ -41,6 +43,12 @@ export function createLinkMetrics(registry: Registry, counts: LinkCounts): LinkM
       name: 'fleetgate_device_link_closes_total',
       help: 'Device links closed, by close code',
       labelNames: ['code'],
+      registers: [registry],
+    }),
+    refusals: new Counter({
+      name: 'fleetgate_device_link_refusals_total',
+      help: 'Device link sockets closed on arrival (1013 or 1012) before any frame, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     requestDuration: new LeanHistogram({

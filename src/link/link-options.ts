@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+
 /**
  * Timings of the device link. Only `buildApp` options set them (tests shorten them); the
  * contract fixes the defaults, so they are not environment variables.
@@ -17,6 +19,32 @@ export interface DeviceLinkOptions {
   claimTimeoutMs?: number
   /** How often each instance reads the claims made since its last look (backstop for a lost takeover notice). */
   fenceCheckMs?: number
+  /**
+   * Links (registered or awaiting registration) this instance holds at most; one more is closed
+   * at once with 1013. Default: the open-file limit less a reserve (see `linkCapacity`).
+   */
+  maxLinks?: number
+}
+
+/**
+ * Descriptors kept for everything but links: the database pool, NATS, HTTP clients and event
+ * streams. An instance out of descriptors accepts no connection at all, so past the capacity
+ * a link is refused (the machine tries another instance) and the API stays reachable.
+ */
+export const RESERVED_DESCRIPTORS = 256
+
+/** The link capacity for a process whose /proc/<pid>/limits reads `limits`: unbounded when no limit is found. */
+export function linkCapacity(limits: string | undefined, reserve = RESERVED_DESCRIPTORS): number {
+  const soft = /^Max open files\s+(\d+)/m.exec(limits ?? '')?.[1]
+  return soft === undefined ? Infinity : Math.max(1, Number(soft) - reserve)
+}
+
+function ownLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8')
+  } catch {
+    return undefined // not Linux: no capacity derived
+  }
 }
 
 export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
@@ -27,4 +55,5 @@ export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
   maxAwaitingRegister: 1_000,
   claimTimeoutMs: 5_000,
   fenceCheckMs: 10_000,
+  maxLinks: linkCapacity(ownLimits()),
 }

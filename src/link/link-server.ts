@@ -96,10 +96,16 @@ export class LinkServer {
     }
   }
 
-  /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit) and gives it a session. */
+  /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit or the capacity) and gives it a session. */
   accept(socket: WebSocket, wire: Socket): void {
-    if (this.closing) return refuseAtOnce(socket, wire, CLOSE_CODES.restarting, 'server restarting')
-    if (this.awaiting.size >= this.deps.options.maxAwaitingRegister) return refuseAtOnce(socket, wire, CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
+    const { registry, options, metrics } = this.deps
+    const refuse = (reason: string, code: CloseCode, text: string) => {
+      metrics.refusals.inc({ reason })
+      refuseAtOnce(socket, wire, code, text)
+    }
+    if (this.closing) return refuse('restarting', CLOSE_CODES.restarting, 'server restarting')
+    if (this.awaiting.size >= options.maxAwaitingRegister) return refuse('awaiting', CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
+    if (registry.size + this.awaiting.size >= options.maxLinks) return refuse('capacity', CLOSE_CODES.try_again, 'this instance holds all the links it can; try again later')
     this.awaiting.add(new LinkSession(socket, wire, this.sessionHost))
   }
 

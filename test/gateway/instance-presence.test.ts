@@ -85,4 +85,42 @@ describe.each(DIALECTS)('presence after an instance dies, on %s', (dialect) => {
     await expect.poll(() => Promise.all(ids.slice(0, 2).map(linkOf))).toEqual([holder, holder])
     expect(await linkOf(ids[2]!)).toBe('another-instance')
   })
+
+  it('unlinks all 2,500 devices of a lost instance (more than one statement holds), each with its event, and then drops its record', async () => {
+    const now = Date.now() / 1000
+    const prefix = uniqueDeviceId('fleet')
+    const ids = Array.from({ length: 2500 }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`)
+    for (let i = 0; i < ids.length; i += 500) {
+      await t.storage.db
+        .insertInto('devices')
+        .values(ids.slice(i, i + 500).map((id) => ({ device_id: id, hostname: id, ip: '', version: '1', key_hash: null, last_status: '{}', link_instance: 'big-lost', link_id: `l-${id}`, created_at: now })))
+        .execute()
+    }
+    await t.storage.db.insertInto('instances').values({ instance_id: 'big-lost', started_at: now - 60, last_seen: now - 1 }).execute()
+    await expect.poll(() => stream.of('device', (d) => String(d.device_id).startsWith(prefix) && d.reason === 'instance_lost').length, { timeout: 10_000 }).toBe(2500)
+    const still = await t.storage.db.selectFrom('devices').select('device_id').where('link_instance', '=', 'big-lost').execute()
+    expect(still).toEqual([])
+    await expect.poll(async () => (await t.storage.db.selectFrom('instances').select('instance_id').where('instance_id', '=', 'big-lost').execute()).length).toBe(0)
+  })
+
+  it.runIf(dialect === 'postgres')('skips a device a claim holds locked, sweeps the others, and takes it on a later pass once free', async () => {
+    const now = Date.now() / 1000
+    const [held, free] = [uniqueDeviceId('held'), uniqueDeviceId('free')]
+    // Devices first: a lost instance's record goes as soon as no device names it.
+    await t.storage.db
+      .insertInto('devices')
+      .values([held, free].map((id) => ({ device_id: id, hostname: id, ip: '', version: '1', key_hash: null, last_status: '{}', link_instance: 'lost-while-locked', link_id: `l-${id}`, created_at: now })))
+      .execute()
+    await t.storage.db.insertInto('instances').values({ instance_id: 'lost-while-locked', started_at: now - 60, last_seen: now - 1 }).execute()
+    await t.storage.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('devices').select('device_id').where('device_id', '=', held).forUpdate().execute()
+      await stream.next('device', (d) => d.device_id === free && d.reason === 'instance_lost')
+      // The record of the lost instance stays while a device still names it.
+      expect(await t.storage.db.selectFrom('instances').select('instance_id').where('instance_id', '=', 'lost-while-locked').execute()).toHaveLength(1)
+      expect(stream.of('device', (d) => d.device_id === held)).toEqual([])
+    })
+    await stream.next('device', (d) => d.device_id === held && d.reason === 'instance_lost')
+    expect(await linkOf(held)).toBeNull()
+    await expect.poll(async () => (await t.storage.db.selectFrom('instances').select('instance_id').where('instance_id', '=', 'lost-while-locked').execute()).length).toBe(0)
+  })
 })

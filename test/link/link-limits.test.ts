@@ -3,6 +3,7 @@ import { DIALECTS } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import { DEVICE_KEY, RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
 import { streamOversizeFrame } from './helpers/oversize-frame.js'
+import { linkCapacity, RESERVED_DESCRIPTORS } from '../../src/link/link-options.js'
 
 const KiB = 1024
 
@@ -90,4 +91,47 @@ describe('device link default limit of sockets awaiting register', () => {
     expect(waiting.every((d) => d.socket.readyState === d.socket.OPEN)).toBe(true)
     await Promise.all(waiting.map((d) => d.close()))
   }, 60_000)
+})
+
+describe.each(DIALECTS)('device link capacity of an instance on %s', (dialect) => {
+  let gw: GatewayApp
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect, {}, { deviceLink: { maxLinks: 3 } })
+  })
+  afterAll(() => gw.close())
+
+  const refusals = async () => Number(/^fleetgate_device_link_refusals_total\{reason="capacity"\} (\d+)/m.exec((await gw.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0)
+
+  it('closes a link past its capacity with 1013 at once, keeps the held ones and its API, and takes a link again once one closed', async () => {
+    const held = [await RawDevice.link(gw.linkUrl, { device_id: uniqueDeviceId('pnp-cap') }), await RawDevice.link(gw.linkUrl, { device_id: uniqueDeviceId('pnp-cap') })]
+    // One awaiting its register frame counts too.
+    const awaiting = await RawDevice.open(gw.linkUrl)
+    const extra = await RawDevice.open(gw.linkUrl)
+    expect(await extra.closed).toMatchObject({ code: 1013, reason: 'this instance holds all the links it can; try again later' })
+    expect(await refusals()).toBe(1)
+    expect([...held, awaiting].every((d) => d.socket.readyState === d.socket.OPEN)).toBe(true)
+    const list = await fetch(`${gw.url}/api/v1/devices`, { headers: { authorization: await gw.auth('root') } })
+    expect(list.status).toBe(200)
+    await held[0]!.close()
+    await expect.poll(async () => (await gw.app.inject({ method: 'GET', url: '/metrics' })).body.match(/^fleetgate_device_links (\d+)/m)?.[1]).toBe('1')
+    const next = await RawDevice.link(gw.linkUrl, { device_id: uniqueDeviceId('pnp-cap') })
+    expect(next.socket.readyState).toBe(next.socket.OPEN)
+    for (const d of [held[1]!, awaiting, next]) await d.close()
+  })
+})
+
+describe('link capacity from the open-file limit', () => {
+  const limits = (soft: string, hard: string) =>
+    `Limit                     Soft Limit           Hard Limit           Units     \nMax processes             unlimited            unlimited            processes \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`
+
+  it('is the soft limit less the reserved descriptors', () => {
+    expect(linkCapacity(limits('20000', '20000'))).toBe(20000 - RESERVED_DESCRIPTORS)
+    expect(linkCapacity(limits('1024', '65536'), 24)).toBe(1000)
+  })
+
+  it('is unbounded when no limit can be read, and at least one link under a tiny limit', () => {
+    expect(linkCapacity(undefined)).toBe(Infinity)
+    expect(linkCapacity(limits('unlimited', 'unlimited'))).toBe(Infinity)
+    expect(linkCapacity(limits('100', '100'))).toBe(1)
+  })
 })

@@ -25,6 +25,9 @@ const SWEEP_LOCK = 'fleetgate:lost-instances'
  * silent (an indexed lookup of their devices), so an idle fleet is not scanned every 2 s.
  */
 const FULL_SWEEP_EVERY = 30
+/** Devices unlinked per statement by a sweep, and statements per sweep at most (the next sweep goes on). */
+const SWEEP_BATCH = 1000
+const MAX_SWEEP_BATCHES = 100
 /** Links written back per statement after this instance finds itself swept. */
 const REASSERT_BATCH = 1000
 
@@ -114,23 +117,47 @@ export class InstancePresence {
     }
   }
 
-  /** Unlinks the devices of instances silent for `lostAfterMs`, with their `device` events. */
+  /**
+   * Unlinks the devices of instances silent for `lostAfterMs`, with their `device` events, in
+   * batches in device id order: the machines of the lost instance are re-linking elsewhere
+   * meanwhile, and their claims lock rows in that order too. On PostgreSQL a row a claim holds
+   * is skipped (the claim names its new holder; a row skipped for another reason is taken by the
+   * next pass), so the sweep never waits on a claim, nor a claim long on the sweep.
+   */
   private async sweep(now: number): Promise<void> {
     const cutoff = now - this.options.lostAfterMs / 1000
     const full = this.sweeps++ % FULL_SWEEP_EVERY === 0
-    const lost = await this.db
-      .updateTable('devices')
-      .set({ link_instance: null, link_id: null })
-      .where('link_instance', 'is not', null)
-      .where('link_instance', '!=', this.instanceId)
-      .where((eb) =>
-        full
-          ? eb('link_instance', 'not in', eb.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
-          : eb('link_instance', 'in', eb.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff)),
-      )
-      .returning(['device_id', 'version', 'ip', 'last_heartbeat'])
+    const lost: { device_id: string; version: string; ip: string; last_heartbeat: number | null }[] = []
+    for (let batch = 0; batch < MAX_SWEEP_BATCHES; batch++) {
+      const swept = await this.db
+        .updateTable('devices')
+        .set({ link_instance: null, link_id: null })
+        .where('device_id', 'in', (eb) =>
+          eb
+            .selectFrom('devices as silent')
+            .select('silent.device_id')
+            .where('silent.link_instance', 'is not', null)
+            .where('silent.link_instance', '!=', this.instanceId)
+            .where((w) =>
+              full
+                ? w('silent.link_instance', 'not in', w.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
+                : w('silent.link_instance', 'in', w.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff)),
+            )
+            .orderBy('silent.device_id')
+            .limit(SWEEP_BATCH)
+            .$if(this.storage.skipLocked, (q) => q.forUpdate().skipLocked()),
+        )
+        .returning(['device_id', 'version', 'ip', 'last_heartbeat'])
+        .execute()
+      lost.push(...swept)
+      if (swept.length < SWEEP_BATCH) break
+    }
+    // A lost instance's record goes once no device names it (rows skipped above are swept next time).
+    await this.db
+      .deleteFrom('instances')
+      .where('last_seen', '<', cutoff)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('devices').select('device_id').whereRef('devices.link_instance', '=', 'instances.instance_id'))))
       .execute()
-    await this.db.deleteFrom('instances').where('last_seen', '<', cutoff).execute()
     if (lost.length > 0) this.log.warn({ devices: lost.length }, 'devices of a silent instance are no longer linked')
     const at = nowSeconds()
     for (const device of lost) {
