@@ -83,3 +83,29 @@ export async function linksOf(instanceUrl: string): Promise<number> {
   const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
   return Number(/^fleetgate_device_links (\d+)/m.exec(text)?.[1] ?? NaN)
 }
+
+/**
+ * The longest event-loop delay of an instance since its previous scrape (prom-client resets
+ * the delay histogram at each scrape), in ms: a stall of the instance shows here.
+ */
+export async function eventLoopMaxMs(instanceUrl: string): Promise<number> {
+  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  return Number(/^fleetgate_nodejs_eventloop_lag_max_seconds ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN) * 1000
+}
+
+/** CPU time of the whole machine so far, busy and in all (seconds, from /proc/stat): the share busy between two readings. */
+export function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = fields.reduce((a, b) => a + b, 0)
+  const idle = fields[3]! + (fields[4] ?? 0)
+  return { busy: (total - idle) / 100, total: total / 100 }
+}
+
+/** Descriptors a process has open now (NaN when it cannot be read). */
+export function openDescriptors(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length
+  } catch {
+    return NaN
+  }
+}

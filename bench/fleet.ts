@@ -24,7 +24,7 @@ import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
-import { cpuSeconds, linksOf, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements } from './bench-fleet-probes.js'
+import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements } from './bench-fleet-probes.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
@@ -361,7 +361,18 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   const warm = await requestRound(f, REQUESTS_WARM_UP)
   say(`warm-up, not counted: ${REQUESTS_WARM_UP} requests, p50 ${percentile(sortedMs(warm.timed), 50).toFixed(1)} ms, p99 ${percentile(sortedMs(warm.timed), 99).toFixed(1)} ms`)
   say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
+  await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
+  const cpuBefore = cpuSeconds(process.pid)
+  const machineBefore = machineCpu()
+  const began = performance.now()
   const round = await requestRound(f, REQUESTS)
+  const wallS = (performance.now() - began) / 1000
+  const machineAfter = machineCpu()
+  const stalls = await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
+  say(
+    `  longest event-loop delay of each instance during the round: ${stalls.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; ` +
+      `machine ${((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total)).toFixed(0)} % busy over ${wallS.toFixed(1)} s (this bench's own load generator ${((cpuSeconds(process.pid) - cpuBefore) / wallS).toFixed(2)} cores)`,
+  )
   for (const route of ['direct', 'hop'] as const) {
     const xs = sortedMs(round.timed.filter((t) => t.route === route))
     say(`  ${route === 'direct' ? 'to the instance holding the link' : 'to another instance (NATS hop)'}: ${xs.length} requests, p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`)
@@ -450,7 +461,7 @@ async function splitBrain(f: Fleet, survivors: Instance[], line: (text: string) 
   const byHolder = new Map(held.rows.map((r) => [r.link_instance, Number(r.n)]))
   const rows = survivors.map((i, k) => ({ id: i.id, devices: deviceSide[f.instances.indexOf(i)]!, metrics: metrics[k]!, database: byHolder.get(i.id) ?? 0 }))
   const elsewhere = sum(held.rows.filter((r) => !survivors.some((i) => i.id === r.link_instance)).map((r) => Number(r.n)))
-  for (const r of rows) say(`  ${r.id}: devices say ${r.devices}, /metrics ${r.metrics}, database holder ${r.database}`)
+  for (const r of rows) say(`  ${r.id}: devices say ${r.devices}, /metrics ${r.metrics}, database holder ${r.database}; descriptors open ${openDescriptors(survivors.find((i) => i.id === r.id)!.pid)}`)
   const agree = rows.every((r) => r.devices === r.metrics)
   const linked = sum(metrics)
   line(

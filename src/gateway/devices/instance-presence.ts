@@ -127,6 +127,9 @@ export class InstancePresence {
   private async sweep(now: number): Promise<void> {
     const cutoff = now - this.options.lostAfterMs / 1000
     const full = this.sweeps++ % FULL_SWEEP_EVERY === 0
+    // Usually no instance is silent: one look at the (small) instances table, nothing more.
+    const silentInstances = full ? [] : (await this.db.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff).execute()).map((r) => r.instance_id)
+    if (!full && silentInstances.length === 0) return
     const lost: { device_id: string; version: string; ip: string; last_heartbeat: number | null }[] = []
     for (let batch = 0; batch < MAX_SWEEP_BATCHES; batch++) {
       const swept = await this.db
@@ -141,7 +144,7 @@ export class InstancePresence {
             .where((w) =>
               full
                 ? w('silent.link_instance', 'not in', w.selectFrom('instances').select('instance_id').where('last_seen', '>=', cutoff))
-                : w('silent.link_instance', 'in', w.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff)),
+                : w('silent.link_instance', 'in', silentInstances),
             )
             .orderBy('silent.device_id')
             .limit(SWEEP_BATCH)
