@@ -63,6 +63,12 @@ export class RawLink {
       if (opcode === 0x1) this.onText(this.received.toString('utf8', offset, offset + length))
       // The gateway pings every link and closes one that leaves two pings unanswered.
       if (opcode === 0x9) this.sendFrame(0xa, Buffer.from(this.received.subarray(offset, offset + length)))
+      // A close frame is answered with one, and the connection ends (RFC 6455 §5.5.1), as any client does.
+      if (opcode === 0x8) {
+        this.sendFrame(0x8, Buffer.from(this.received.subarray(offset, offset + Math.min(length, 2))))
+        this.socket.end()
+        return
+      }
       this.received = this.received.subarray(offset + length)
     }
   }

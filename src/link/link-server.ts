@@ -259,11 +259,15 @@ export class LinkServer {
 
 /**
  * Closes a socket that gets no session. Until the peer's close frame arrives ws reads on, so
- * the limit of an unregistered socket applies: past it, the connection is cut off.
+ * the limit of an unregistered socket applies: past it, the connection is cut off; so is a peer
+ * that has not answered the close within a second.
  */
 function refuseAtOnce(socket: WebSocket, wire: Socket, code: CloseCode, reason: string): void {
   socket.close(code, reason)
   new FrameByteLimit(socket, wire, MAX_UNREGISTERED_FRAME_BYTES, () => cutOffAfterClose(socket, wire))
+  // ws waits 30 s for the peer's close frame; refused at capacity, a socket must give back its descriptor sooner.
+  const cutOff = setTimeout(() => socket.terminate(), CLOSE_WAIT_MS)
+  socket.once('close', () => clearTimeout(cutOff))
 }
 
 const isOpen = (socket: WebSocket) => socket.readyState === WebSocket.OPEN

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
@@ -118,6 +121,22 @@ describe.each(DIALECTS)('device link capacity of an instance on %s', (dialect) =
     expect(next.socket.readyState).toBe(next.socket.OPEN)
     for (const d of [held[1]!, awaiting, next]) await d.close()
   })
+  it('cuts off a refused socket whose peer never answers the close frame, rather than holding its descriptor for ws\'s 30 s', async () => {
+    const held = await Promise.all([1, 2, 3].map(() => RawDevice.link(gw.linkUrl, { device_id: uniqueDeviceId('pnp-cap-full') })))
+    const url = new URL(gw.linkUrl)
+    const raw = connect({ port: Number(url.port), host: url.hostname })
+    raw.on('error', () => undefined)
+    let received = Buffer.alloc(0)
+    raw.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])))
+    await once(raw, 'connect')
+    raw.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    // The peer reads the close frame and says nothing: the server ends the connection on its own.
+    await once(raw, 'close')
+    const frame = received.subarray(received.indexOf('\r\n\r\n') + 4)
+    expect(frame[0]).toBe(0x88)
+    expect(frame.readUInt16BE(2)).toBe(1013)
+    for (const d of held) await d.close()
+  }, 10_000)
 })
 
 describe('link capacity from the open-file limit', () => {
