@@ -77,7 +77,7 @@ async function serveForBench(): Promise<void> {
     const job = new RetentionJob(
       {
         db,
-        telemetry: new TelemetryStore(db),
+        telemetry: new TelemetryStore(storage),
         commands,
         telemetryRetentionDays: message.prune,
         logRetentionDays: config.logRetentionDays,

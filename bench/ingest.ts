@@ -95,7 +95,7 @@ async function insertLoop(
 /** Raw multi-row INSERTs into fleetgate's own telemetry table (its series made first; no upsert, no transaction); records/s. */
 async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
   const storage = await openConfiguredStorage(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }))
-  await new TelemetryStore(storage.db).insert('bench-raw', nextBatch())
+  await new TelemetryStore(storage).insert('bench-raw', nextBatch())
   await storage.close()
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
@@ -198,7 +198,7 @@ async function rawRate(dataDir: string, nextBatch: () => TimedRecord[], keys: nu
   const config = loadConfig({ DATA_DIR: dataDir })
   const storage = await openConfiguredStorage(config)
   try {
-    const store = new TelemetryStore(storage.db)
+    const store = new TelemetryStore(storage)
     const started = performance.now()
     const cpu = process.cpuUsage()
     let inserted = 0

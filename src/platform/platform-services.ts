@@ -27,7 +27,7 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
     }, deps.events, { skipLocked: deps.storage.skipLocked }),
-    telemetry: new TelemetryStore(db, { writers: deps.storage.concurrentWriters, gatherTurn: deps.storage.synchronousWrites }),
+    telemetry: new TelemetryStore(deps.storage, { writers: deps.storage.concurrentWriters, gatherTurn: deps.storage.synchronousWrites }),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }
 }

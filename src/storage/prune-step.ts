@@ -1,4 +1,5 @@
-import type { Db } from './storage.js'
+import { sql } from 'kysely'
+import type { Db, RowId } from './storage.js'
 /** What one batch of a pruning pass deleted: how many rows, and the newest time among them (where the next batch starts). */
 export interface PruneStep {
   deleted: number
@@ -15,18 +16,24 @@ export function pruneStep(rows: { ts: number }[]): PruneStep {
  * Deletes up to `batch` of the oldest rows of `table` older than `cutoff`, from `from` on (the
  * `newest` of the previous batch): each batch starts where the last ended on the time index,
  * never walking again over what was deleted (on PostgreSQL, dead index entries until vacuum).
+ * `rowId` names the rows: the table's key, or for a table without one the engine's row id
+ * (`Storage.rowId`; PostgreSQL finds a `ctid` list by TID scans).
  */
-export async function pruneOldest(db: Db, table: 'platform_telemetry' | 'platform_logs', cutoff: number, batch: number, from?: number): Promise<PruneStep> {
+export async function pruneOldest(db: Db, table: 'platform_telemetry' | 'platform_logs', cutoff: number, batch: number, from: number | undefined, rowId: RowId | 'id'): Promise<PruneStep> {
   const rows = await db
     .deleteFrom(table)
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom(table)
-        .select('id')
-        .where('ts', '<', cutoff)
-        .$if(from !== undefined, (q) => q.where('ts', '>=', from!))
-        .orderBy('ts')
-        .limit(batch),
+    .where((eb) =>
+      eb(
+        sql.ref(rowId),
+        'in',
+        eb
+          .selectFrom(table)
+          .select(sql.ref<string>(rowId).as('row_id'))
+          .where('ts', '<', cutoff)
+          .$if(from !== undefined, (q) => q.where('ts', '>=', from!))
+          .orderBy('ts')
+          .limit(batch),
+      ),
     )
     .returning('ts')
     .execute()

@@ -42,6 +42,11 @@ export interface Storage {
   /** `SELECT … FOR UPDATE SKIP LOCKED` is available (PostgreSQL; SQLite runs one writer at a time). */
   readonly skipLocked: boolean
   /**
+   * The system column naming a row where the table has no key of its own (telemetry points):
+   * PostgreSQL's `ctid`, SQLite's `rowid`. Valid within one statement.
+   */
+  readonly rowId: RowId
+  /**
    * Runs `fn` unless another holder (this or another instance) runs one under the same name;
    * resolves undefined when skipped. PostgreSQL: a session advisory lock, released when `fn`
    * ends or the session dies. SQLite: one process owns the file, so `fn` just runs.
@@ -52,6 +57,8 @@ export interface Storage {
   migrate(): Promise<void>
   close(): Promise<void>
 }
+
+export type RowId = 'ctid' | 'rowid'
 
 export class StorageError extends Error {}
 
@@ -143,6 +150,7 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     db,
     dialect,
     skipLocked: dialect === 'postgres',
+    rowId: dialect === 'postgres' ? 'ctid' : 'rowid',
     exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
     synchronousWrites: dialect === 'sqlite',

@@ -68,12 +68,12 @@ describe.skipIf(!DIALECTS.includes('postgres'))('two instances on one PostgreSQL
     const db = a.storage.db
     await a.app.inject({ method: 'POST', url: '/api/admin/device/add', payload: { device_id: 'ret-lock', model: 'bot' }, headers: CONSOLE })
     const now = Date.now()
-    await new TelemetryStore(db).insert('ret-lock', [{ ts: now - 40 * DAY, values: { t: 1 } }])
+    await new TelemetryStore(a.storage).insert('ret-lock', [{ ts: now - 40 * DAY, values: { t: 1 } }])
     const jobOn = (gw: TestApp) =>
       new RetentionJob(
         {
           db: gw.storage.db,
-          telemetry: new TelemetryStore(gw.storage.db),
+          telemetry: new TelemetryStore(gw.storage),
           commands: new CommandQueue(gw.storage.db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY }),
           telemetryRetentionDays: 30,
           logRetentionDays: 30,

@@ -14,7 +14,7 @@ const DAY = 86_400_000
 async function seed(t: TestApp, deviceId: string, count: number, ageDays: number): Promise<void> {
   const add = await t.app.inject({ method: 'POST', url: '/api/admin/device/add', headers: CONSOLE, payload: { device_id: deviceId, model: 'm' } })
   expect(add.statusCode).toBe(201)
-  const store = new TelemetryStore(t.storage.db)
+  const store = new TelemetryStore(t.storage)
   const start = Date.now() - ageDays * DAY
   for (let done = 0; done < count; done += 10_000) {
     const records: TimedRecord[] = Array.from({ length: Math.min(10_000, count - done) }, (_, i) => ({ ts: start + done + i, values: { v: i } }))

@@ -15,7 +15,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     t = await startPlatformApp(dialect, { TELEMETRY_RETENTION_DAYS: '7', LOG_RETENTION_DAYS: '3' })
     const db = t.storage.db
     const commands = new CommandQueue(db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY })
-    job = new RetentionJob({ db, telemetry: new TelemetryStore(db), commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log)
+    job = new RetentionJob({ db, telemetry: new TelemetryStore(t.storage), commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log)
   })
   afterAll(() => t.close())
 
@@ -24,7 +24,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     const now = Date.now()
     // 2,500 points: 8–9 days old (beyond retention, more than two prune batches)…
     const old = Array.from({ length: 2500 }, (_, i) => ({ ts: now - 9 * DAY + i, values: { temp: i } }))
-    await new TelemetryStore(t.storage.db).insert('rt-1', old)
+    await new TelemetryStore(t.storage).insert('rt-1', old)
     // …and a few recent ones through the API.
     await t.device('POST', '/v1/device/rt-1/telemetry/batch', [{ ts: now - 6 * DAY, values: { temp: -1 } }, { ts: now - 1000, values: { temp: -2 } }])
 
@@ -42,7 +42,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     const old = now - 20 * DAY
     // 3,000 points at one time (batch boundaries fall inside it), then 1,200 a little newer.
     const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, k) => [`k${k}`, k]))
-    const store = new TelemetryStore(t.storage.db)
+    const store = new TelemetryStore(t.storage)
     await store.insert('rt-5', [
       ...Array.from({ length: 60 }, () => ({ ts: old, values: keys(50) })),
       ...Array.from({ length: 24 }, (_, i) => ({ ts: old + 1 + i, values: keys(50) })),

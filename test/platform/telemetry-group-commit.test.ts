@@ -11,7 +11,7 @@ describe.each(DIALECTS)('telemetry group commit on %s', (dialect) => {
   let store: TelemetryStore
   beforeAll(async () => {
     storage = await openTestStorage(dialect)
-    store = new TelemetryStore(storage.db)
+    store = new TelemetryStore(storage)
   })
   afterAll(() => storage.cleanup())
 
@@ -39,7 +39,7 @@ describe.each(DIALECTS)('telemetry group commit on %s', (dialect) => {
   })
 
   it('refuses a batch with 503 server_busy while the queue behind a commit is full, storing none of it', async () => {
-    const small = new TelemetryStore(storage.db, { maxQueuedPoints: 100 })
+    const small = new TelemetryStore(storage, { maxQueuedPoints: 100 })
     const now = Date.now()
     // The first batch is committing; the next waits (60 + 30 points queued); one more would pass 100.
     const first = small.insert('q-1', records(30, now))
@@ -77,7 +77,7 @@ describe.each(DIALECTS)('telemetry batches of one event-loop turn on %s', (diale
 
   it('are committed in one transaction when the store gathers the turn (as on SQLite, where a commit never yields)', async () => {
     const { db, count } = counted()
-    const store = new TelemetryStore(db, { gatherTurn: true })
+    const store = new TelemetryStore({ db, rowId: storage.rowId }, { gatherTurn: true })
     const now = Date.now()
     const writes = Array.from({ length: 20 }, (_, i) => store.insert(`turn-${i}`, records(5, now)))
     expect(await Promise.all(writes)).toEqual(Array(20).fill(10))
@@ -87,14 +87,14 @@ describe.each(DIALECTS)('telemetry batches of one event-loop turn on %s', (diale
 
   it('start a writer at once without gathering: the first batch is not held for the others', async () => {
     const { db, count } = counted()
-    const store = new TelemetryStore(db)
+    const store = new TelemetryStore({ db, rowId: storage.rowId })
     const now = Date.now()
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.insert(`now-${i}`, records(5, now))))
     expect(count.transactions).toBe(2)
   })
 
   it('still fail only the bad batch of a gathered group', async () => {
-    const store = new TelemetryStore(storage.db, { gatherTurn: true })
+    const store = new TelemetryStore(storage, { gatherTurn: true })
     const bad = [{ ts: null, values: { temp: 1 } }] as unknown as TimedRecord[]
     const results = await Promise.allSettled([store.insert('gt-1', records(3, Date.now())), store.insert('gt-bad', bad), store.insert('gt-2', records(3, Date.now()))])
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
@@ -107,7 +107,7 @@ describe.each(DIALECTS)('telemetry with several writers on %s', (dialect) => {
   let store: TelemetryStore
   beforeAll(async () => {
     storage = await openTestStorage(dialect)
-    store = new TelemetryStore(storage.db, { writers: 4 })
+    store = new TelemetryStore(storage, { writers: 4 })
   })
   afterAll(() => storage.cleanup())
 
@@ -155,7 +155,7 @@ describe.skipIf(!DIALECTS.includes('postgres'))('telemetry writers on PostgreSQL
   })
 
   it('commits other devices’ batches while one batch waits for a lock', async () => {
-    const store = new TelemetryStore(storage.db, { writers: storage.concurrentWriters })
+    const store = new TelemetryStore(storage, { writers: storage.concurrentWriters })
     const now = Date.now()
     await store.insert('locked', records(1, now))
     const target = database.target as { url: string; schema: string }

@@ -61,4 +61,4 @@ export async function countDeviceErrorsSince(db: Db, since: number): Promise<num
 }
 
 /** Deletes up to `batch` of the oldest entries older than `cutoff`, from `from` on (see `pruneOldest`). */
-export const pruneLogBatch = (db: Db, cutoff: number, batch: number, from?: number): Promise<PruneStep> => pruneOldest(db, 'platform_logs', cutoff, batch, from)
+export const pruneLogBatch = (db: Db, cutoff: number, batch: number, from?: number): Promise<PruneStep> => pruneOldest(db, 'platform_logs', cutoff, batch, from, 'id')

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js'
 import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
-import type { Db, Tx } from '../../storage/storage.js'
+import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
 import { pointInsert, seriesUpsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
@@ -32,12 +32,15 @@ export class TelemetryStore {
   /**
    * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
    * `maxQueuedPoints`: points that may wait for a writer before batches get `server_busy`;
-   * `gatherTurn`: writers wait for the end of the event loop's turn (see `Storage.synchronousWrites`).
+   * `gatherTurn`: writers wait for the end of the event loop's turn (see `Storage.synchronousWrites`);
+   * `storage.rowId` names a point when pruning (points have no key of their own).
    */
-  constructor(
-    private readonly db: Db,
-    options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {},
-  ) {
+  private readonly db: Db
+  private readonly rowId: RowId
+  constructor(storage: Pick<Storage, 'db' | 'rowId'>, options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {}) {
+    const { db } = storage
+    this.db = db
+    this.rowId = storage.rowId
     this.insertPoints = pointInsert(db)
     this.upsertSeries = seriesUpsert(db)
     this.commits = new GroupCommit({
@@ -145,7 +148,7 @@ export class TelemetryStore {
 
   /** Deletes up to `batch` of the oldest points older than `cutoff`, from `from` on (see `pruneOldest`). */
   pruneBatch(cutoff: number, batch: number, from?: number): Promise<PruneStep> {
-    return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from)
+    return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from, this.rowId)
   }
 }
 

@@ -10,6 +10,7 @@ import { rollouts } from './0007-rollouts.js'
 import { instances } from './0008-instances.js'
 import { linkClaims } from './0009-link-claims.js'
 import { summaryCounts } from './0010-summary-counts.js'
+import { keylessPoints } from './0011-keyless-points.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -23,6 +24,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0008-instances': instances,
   '0009-link-claims': linkClaims,
   '0010-summary-counts': summaryCounts,
+  '0011-keyless-points': keylessPoints,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

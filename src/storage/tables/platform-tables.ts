@@ -29,9 +29,8 @@ export interface PlatformTables {
     /** JSON text of a number, boolean or string. */
     last_value: string
   }
-  /** One row per (record, key): a point of one series. */
+  /** One row per (record, key): a point of one series. No key: pruning names points by `Storage.rowId`. */
   platform_telemetry: {
-    id: Generated<number>
     series_id: number
     ts: number
     /** JSON text of a number, boolean or string. */
