@@ -10,7 +10,7 @@ import {
   type CompiledQuery,
 } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { pointInsert, seriesUpsert, type PointRow, type SeriesRow } from '../../src/platform/telemetry/telemetry-statements.js'
+import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from '../../src/platform/telemetry/telemetry-statements.js'
 import type { Database } from '../../src/storage/database.js'
 import type { Dialect } from '../../src/storage/storage.js'
 
@@ -53,7 +53,7 @@ describe.each(['sqlite', 'postgres'] as const)('telemetry write statements on %s
 
   it.each([
     ['point insert', () => pointInsert(db), points],
-    ['series upsert', () => seriesUpsert(db), series],
+    ['series insert', () => seriesInsert(db), series],
   ] as const)('%s: every value lands under its own column, the first statement of a row count and the cached ones', (_name, make, rows) => {
     const statement = make()
     const first = statement.statements(rows as never)

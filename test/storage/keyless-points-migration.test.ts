@@ -40,7 +40,7 @@ describe.each(DIALECTS)('migration 0011 (keyless points) on %s', (dialect) => {
 
   it('goes down and up again keeping the points', async () => {
     const migration = keylessPoints({ dialect } as MigrationContext)
-    await migration.down(storage.db)
+    await migration.down!(storage.db)
     expect(await columnsOf(storage, 'platform_telemetry')).toContain('id')
     await migration.up(storage.db)
     expect(await tsLeft(storage)).toEqual([50, 60])

@@ -14,23 +14,15 @@ export const SERIES_COLUMNS = insertColumns<SeriesTable>()('device_id', 'key', '
 export const pointInsert = (db: Db) => new MultiRowInsert(POINT_COLUMNS, (rows: PointRow[]) => db.insertInto('platform_telemetry').values(rows))
 
 /**
- * Creates missing series and moves each one's newest point forward (never back), returning
- * their ids. A series may appear once per statement (PostgreSQL refuses to update a row twice).
+ * Creates the series not recorded yet, each with its newest point, returning their ids. An
+ * existing series is left alone and not locked (its newest point moves in `newestUpdate`, last
+ * in the transaction): a series another writer records meanwhile comes back missing.
  */
-export const seriesUpsert = (db: Db) =>
+export const seriesInsert = (db: Db) =>
   new MultiRowInsert(SERIES_COLUMNS, (rows: SeriesRow[]) =>
     db
       .insertInto('platform_telemetry_series')
       .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['device_id', 'key']).doUpdateSet((eb) => {
-          // Right-hand sides see the row as it was, so both columns test the same condition.
-          const newer = eb('excluded.last_ts', '>=', eb.ref('platform_telemetry_series.last_ts'))
-          return {
-            last_ts: eb.case().when(newer).then(eb.ref('excluded.last_ts')).else(eb.ref('platform_telemetry_series.last_ts')).end(),
-            last_value: eb.case().when(newer).then(eb.ref('excluded.last_value')).else(eb.ref('platform_telemetry_series.last_value')).end(),
-          }
-        }),
-      )
+      .onConflict((oc) => oc.columns(['device_id', 'key']).doNothing())
       .returning(['series_id', 'device_id', 'key']),
   )

@@ -1,10 +1,11 @@
+import { sql } from 'kysely'
 import { AppError } from '../../errors.js'
 import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
-import { pointInsert, seriesUpsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
+import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
 
 export type { TimedRecord } from './telemetry-batch.js'
 
@@ -20,14 +21,14 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
- * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, one
- * upsert of its series (which also yields their ids) and one multi-row INSERT of the points,
- * in one transaction.
+ * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, in one
+ * transaction: a read of its series ids (an insert of the new ones), one multi-row INSERT of
+ * the points, one UPDATE moving the series' newest points.
  */
 export class TelemetryStore {
   private readonly commits: GroupCommit<EncodedBatch>
   private readonly insertPoints: ReturnType<typeof pointInsert>
-  private readonly upsertSeries: ReturnType<typeof seriesUpsert>
+  private readonly insertSeries: ReturnType<typeof seriesInsert>
 
   /**
    * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
@@ -42,7 +43,7 @@ export class TelemetryStore {
     this.db = db
     this.rowId = storage.rowId
     this.insertPoints = pointInsert(db)
-    this.upsertSeries = seriesUpsert(db)
+    this.insertSeries = seriesInsert(db)
     this.commits = new GroupCommit({
       commit: (batches) => db.transaction().execute((tx) => this.write(tx, batches)),
       maxQueued: options.maxQueuedPoints ?? MAX_QUEUED_POINTS,
@@ -62,37 +63,44 @@ export class TelemetryStore {
     return this.commits.submit(batch, batch.points.length).then(() => batch.points.length)
   }
 
+  /**
+   * Series ids first (no lock on a series that exists), then the points, then each series'
+   * newest point moved forward, last: the series rows a batch locks are held only from that
+   * statement to the commit, so batches of one device, which touch the same series, overlap
+   * everything else.
+   */
   private async write(tx: Tx, batches: EncodedBatch[]): Promise<void> {
-    const ids = await this.seriesIds(tx, batches)
+    const newest = newestPerSeries(batches)
+    const { ids, created } = await this.seriesIds(tx, newest)
     const rows: PointRow[] = []
     for (const { deviceId, points } of batches) {
       for (const [key, ts, value] of points) rows.push({ series_id: ids.get(seriesKey(deviceId, key))!, ts, value })
     }
     for (const statement of this.insertPoints.statements(rows)) await tx.executeQuery(statement)
+    const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
+    await moveNewest(tx, moved)
   }
 
   /**
-   * Creates the group's missing series, moves each series' newest point forward, and returns
-   * the ids by (device, key). One upsert for the whole group, its rows in (device, key) order:
-   * concurrent writers (and instances) lock series rows in one global order, so they never
-   * deadlock, and a series appears once per statement, as PostgreSQL requires.
+   * The ids of the group's series by (device, key): read, then the missing ones created with
+   * their newest point (`created`), then read again those another writer created meanwhile.
    */
-  private async seriesIds(tx: Tx, batches: EncodedBatch[]): Promise<Map<string, number>> {
-    const newest = new Map<string, { deviceId: string; key: string } & NewestPoint>()
-    for (const batch of batches) {
-      for (const [key, point] of batch.newest) {
-        const id = seriesKey(batch.deviceId, key)
-        const seen = newest.get(id)
-        if (seen === undefined || point.ts >= seen.ts) newest.set(id, { deviceId: batch.deviceId, key, ...point })
+  private async seriesIds(tx: Tx, series: SeriesNewest[]): Promise<{ ids: Map<string, number>; created: Set<string> }> {
+    const ids = await readSeriesIds(tx, series)
+    const created = new Set<string>()
+    const missing = series.filter((s) => !ids.has(seriesKey(s.deviceId, s.key)))
+    if (missing.length === 0) return { ids, created }
+    const rows = missing.map((s): SeriesRow => ({ device_id: s.deviceId, key: s.key, last_ts: s.ts, last_value: s.value }))
+    for (const statement of this.insertSeries.statements(rows)) {
+      for (const row of (await tx.executeQuery(statement)).rows) {
+        const key = seriesKey(row.device_id, row.key)
+        ids.set(key, Number(row.series_id))
+        created.add(key)
       }
     }
-    const series = [...newest.values()].sort((a, b) => compare(a.deviceId, b.deviceId) || compare(a.key, b.key))
-    const rows = series.map((s): SeriesRow => ({ device_id: s.deviceId, key: s.key, last_ts: s.ts, last_value: s.value }))
-    const ids = new Map<string, number>()
-    for (const statement of this.upsertSeries.statements(rows)) {
-      for (const row of (await tx.executeQuery(statement)).rows) ids.set(seriesKey(row.device_id, row.key), row.series_id)
-    }
-    return ids
+    const raced = missing.filter((s) => !ids.has(seriesKey(s.deviceId, s.key)))
+    for (const [key, id] of await readSeriesIds(tx, raced)) ids.set(key, id)
+    return { ids, created }
   }
 
   /** Per key, the newest `limit` points within [from, to], returned oldest first; [] for an unknown key. */
@@ -159,4 +167,61 @@ export async function deleteDeviceTelemetry(tx: Tx, deviceId: string): Promise<v
     .where('series_id', 'in', (eb) => eb.selectFrom('platform_telemetry_series').select('series_id').where('device_id', '=', deviceId))
     .execute()
   await tx.deleteFrom('platform_telemetry_series').where('device_id', '=', deviceId).execute()
+}
+
+type SeriesNewest = { deviceId: string; key: string } & NewestPoint
+
+/** The newest point of each series of the group, in (device, key) order (a series appears once). */
+function newestPerSeries(batches: EncodedBatch[]): SeriesNewest[] {
+  const newest = new Map<string, SeriesNewest>()
+  for (const batch of batches) {
+    for (const [key, point] of batch.newest) {
+      const id = seriesKey(batch.deviceId, key)
+      const seen = newest.get(id)
+      if (seen === undefined || point.ts >= seen.ts) newest.set(id, { deviceId: batch.deviceId, key, ...point })
+    }
+  }
+  return [...newest.values()].sort((a, b) => compare(a.deviceId, b.deviceId) || compare(a.key, b.key))
+}
+
+/** Pairs per read: each is two parameters. */
+const READ_BATCH = 500
+
+async function readSeriesIds(tx: Tx, series: readonly { deviceId: string; key: string }[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>()
+  for (let i = 0; i < series.length; i += READ_BATCH) {
+    const byDevice = new Map<string, string[]>()
+    for (const { deviceId, key } of series.slice(i, i + READ_BATCH)) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), key])
+    const rows = await tx
+      .selectFrom('platform_telemetry_series')
+      .select(['series_id', 'device_id', 'key'])
+      .where((eb) => eb.or([...byDevice].map(([deviceId, keys]) => eb.and([eb('device_id', '=', deviceId), eb('key', 'in', keys)]))))
+      .execute()
+    for (const row of rows) ids.set(seriesKey(row.device_id, row.key), Number(row.series_id))
+  }
+  return ids
+}
+
+/** Rows per UPDATE of newest points: three parameters each. */
+const NEWEST_BATCH = 1000
+
+/**
+ * Moves each series' newest point forward, never back (a point at the stored point's time
+ * replaces it: the later write wins). Rows in series id order: concurrent writers lock series
+ * rows in one global order, so they never deadlock.
+ */
+async function moveNewest(tx: Tx, series: (SeriesNewest & { seriesId: number })[]): Promise<void> {
+  const sorted = [...series].sort((a, b) => a.seriesId - b.seriesId)
+  for (let i = 0; i < sorted.length; i += NEWEST_BATCH) {
+    // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
+    const rows = sorted.slice(i, i + NEWEST_BATCH).map((s) => sql`(cast(${s.seriesId} as bigint), cast(${s.ts} as bigint), cast(${s.value} as text))`)
+    await tx
+      .with('newest(series_id, ts, value)', () => sql<{ series_id: number; ts: number; value: string }>`(values ${sql.join(rows)})`)
+      .updateTable('platform_telemetry_series')
+      .from('newest')
+      .set((eb) => ({ last_ts: eb.ref('newest.ts'), last_value: eb.ref('newest.value') }))
+      .whereRef('platform_telemetry_series.series_id', '=', 'newest.series_id')
+      .whereRef('newest.ts', '>=', 'platform_telemetry_series.last_ts')
+      .execute()
+  }
 }
