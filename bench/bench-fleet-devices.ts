@@ -2,13 +2,14 @@
  * The machines of the fleet bench, a share of them per child process (each process needs one
  * descriptor per link, and the open-file limit is 20,000): bare links (bench-raw-link.ts) spread
  * round-robin over the instances, a heartbeat every period with the starts spread evenly over it,
- * an answer to every forwarded request, and a re-link at once (small jitter) to the next instance
- * of the machine's own list when its link closes.
+ * an answer to every forwarded request, and a re-link to the next instance of the machine's own
+ * list when its link closes, after the SDK's back-off (a first retry within 500 ms).
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { RawLink, sourceAddress } from './bench-raw-link.js'
+import { Backoff } from '../src/sdk/backoff.js'
 
 const HERE = fileURLToPath(import.meta.url)
 /** Links being opened at once per process (each instance lets 1,000 sockets wait for registration). */
@@ -58,6 +59,8 @@ class Machine {
   /** Position in this machine's list of instances. */
   position = 0
   attempts = 0
+  /** The SDK's own reconnect policy (full jitter, 500 ms doubling to 30 s), reset once linked. */
+  backoff = new Backoff()
   droppedAfterMark = false
 
   constructor(
@@ -136,6 +139,7 @@ class DeviceFleet {
         if (frame.type !== 'registered' || m.registered) return
         m.registered = true
         m.attempts = 0
+        m.backoff = new Backoff()
         this.report.linkedPerInstance[instance]!++
         if (m.droppedAfterMark) {
           this.report.relinkedSinceMark++
@@ -164,7 +168,7 @@ class DeviceFleet {
     })
   }
 
-  /** Links again to the next instance of the machine's list, at once but with a little jitter. */
+  /** Links again to the next instance of the machine's list after the SDK's back-off delay. */
   private relink(m: Machine, wasRegistered: boolean): void {
     if (!wasRegistered && this.marked === false) return // the first opening counts its failures itself
     if (++m.attempts > MAX_ATTEMPTS) {
@@ -172,7 +176,7 @@ class DeviceFleet {
       return
     }
     m.position++
-    const jitterMs = m.attempts === 1 ? Math.random() * 500 : 250 + Math.random() * Math.min(2000, 250 * m.attempts)
+    const jitterMs = m.backoff.next()
     setTimeout(() => {
       if (!this.stopping) void this.connect(m)
     }, jitterMs)

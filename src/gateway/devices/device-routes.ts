@@ -19,18 +19,37 @@ import {
 /** Contract §5: device lists default to 1000 (other lists to 100). */
 const DEFAULT_LIMIT = 1000
 
-/** Devices matching `filter`, and how many of them are alive (only linked ones can be: those are asked, a page at a time). */
+/** Pages of linked devices whose holders are asked about at once (a page is one round trip per holding instance). */
+const LIVE_PAGES_AT_ONCE = 8
+
+/**
+ * Devices matching `filter`, and how many of them are alive: only linked ones can be, and their
+ * holders are asked a page at a time, several pages at once (one after the other, a fleet of
+ * 100,000 linked machines took 100 round trips in a row).
+ */
 async function countDevices(devices: GatewayContext['devices'], bus: GatewayContext['bus'], filter: { prefix?: string; boundTo?: string }) {
   const total = await devices.count(filter)
   let online = 0
+  let failure: unknown
+  const asking = new Set<Promise<void>>()
   let after: string | undefined
   for (;;) {
     const page = await devices.page({ ...filter, linkedOnly: true, limit: 1000, after })
     if (page.rows.length === 0) break
-    for (const state of (await bus.live(page.rows)).values()) if (state.alive) online += 1
+    const ask: Promise<void> = bus.live(page.rows).then(
+      (states) => {
+        for (const state of states.values()) if (state.alive) online += 1
+      },
+      (err: unknown) => void (failure ??= err),
+    )
+    asking.add(ask)
+    void ask.then(() => asking.delete(ask))
+    if (asking.size >= LIVE_PAGES_AT_ONCE) await Promise.race(asking)
     if (!page.more) break
     after = page.rows[page.rows.length - 1]!.device_id
   }
+  await Promise.all(asking)
+  if (failure !== undefined) throw failure
   return { total, online }
 }
 
