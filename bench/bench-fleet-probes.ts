@@ -109,3 +109,9 @@ export function openDescriptors(pid: number): number {
     return NaN
   }
 }
+
+/** Seconds an instance spent in major (mark-compact) garbage collections so far, from its /metrics. */
+export async function majorGcSeconds(instanceUrl: string): Promise<number> {
+  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  return Number(/^fleetgate_nodejs_gc_duration_seconds_sum\{kind="major"\} ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN)
+}

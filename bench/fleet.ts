@@ -24,7 +24,7 @@ import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
-import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements } from './bench-fleet-probes.js'
+import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, majorGcSeconds, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements } from './bench-fleet-probes.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 import { RESERVED_DESCRIPTORS } from '../src/link/link-options.js'
 
@@ -364,6 +364,7 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   say(`warm-up, not counted: ${REQUESTS_WARM_UP} requests, p50 ${percentile(sortedMs(warm.timed), 50).toFixed(1)} ms, p99 ${percentile(sortedMs(warm.timed), 99).toFixed(1)} ms`)
   say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
   await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
+  const gcBefore = await Promise.all(f.instances.map((i) => majorGcSeconds(i.url).catch(() => NaN)))
   const cpuBefore = cpuSeconds(process.pid)
   const machineBefore = machineCpu()
   const began = performance.now()
@@ -371,8 +372,10 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   const wallS = (performance.now() - began) / 1000
   const machineAfter = machineCpu()
   const stalls = await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
+  const gcMs = (await Promise.all(f.instances.map((i) => majorGcSeconds(i.url).catch(() => NaN)))).map((after, k) => (after - gcBefore[k]!) * 1000)
   say(
     `  longest event-loop delay of each instance during the round: ${stalls.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; ` +
+      `time in major GC: ${gcMs.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; ` +
       `machine ${((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total)).toFixed(0)} % busy over ${wallS.toFixed(1)} s (this bench's own load generator ${((cpuSeconds(process.pid) - cpuBefore) / wallS).toFixed(2)} cores)`,
   )
   for (const route of ['direct', 'hop'] as const) {
