@@ -17,6 +17,13 @@ export class LinkRegistry {
     return [...this.links.values()]
   }
 
+  /** How many links here are alive (a frame within `aliveMs`) for devices whose id starts with `prefix`. */
+  countAlive(aliveMs: number, prefix = ''): number {
+    let alive = 0
+    for (const link of this.links.values()) if (link.deviceId.startsWith(prefix) && link.isAlive(aliveMs)) alive++
+    return alive
+  }
+
   /** Adds a link; returns the one it replaces (the caller closes it with 4409). */
   add(link: DeviceLink): DeviceLink | undefined {
     const previous = this.links.get(link.deviceId)

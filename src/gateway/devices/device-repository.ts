@@ -245,6 +245,11 @@ export class DeviceRepository implements LinkStore {
     }
   }
 
+  /** The instances that record signs of life (see instance-presence.ts): those that may hold links. */
+  async liveInstances(): Promise<string[]> {
+    return (await this.db.selectFrom('instances').select('instance_id').execute()).map((r) => r.instance_id)
+  }
+
   /** Which of `deviceIds` are known machines; every known id when none are given. */
   async knownIds(deviceIds?: readonly string[]): Promise<Set<string>> {
     const known = new Set<string>()

@@ -18,6 +18,12 @@ export interface DeviceRouting {
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer>
   /** Live state of the devices linked anywhere; a device absent from the map is not linked. */
   live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>>
+  /**
+   * How many devices whose id starts with `prefix` are linked and alive: here, and on each of
+   * `holders` (other instances the database names as holders; one that does not answer counts
+   * none). One question per instance, however many devices it holds.
+   */
+  aliveCount(prefix: string | undefined, holders: readonly string[]): Promise<number>
   /** Closes the device's link, wherever it is. */
   disconnect(deviceId: string, code: number, reason: string): Promise<void>
 }

@@ -27,6 +27,10 @@ export class InProcessDeviceBus implements DeviceBus {
     return this.localLive(devices.map((d) => d.device_id))
   }
 
+  async aliveCount(prefix: string | undefined): Promise<number> {
+    return this.registry.countAlive(this.aliveMs, prefix)
+  }
+
   /** Snapshots of the given devices linked to this process. */
   localLive(deviceIds: readonly string[]): Map<string, LiveState> {
     const result = new Map<string, LiveState>()

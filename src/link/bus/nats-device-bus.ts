@@ -28,6 +28,9 @@ type RequestMessage = { call: DeviceCall; timeout_ms: number }
 type RequestReply = { answer: DeviceAnswer } | { error: string; message: string }
 type ControlMessage = { kind: 'takeover'; instance: string; generation: number } | { kind: 'disconnect'; code: number; reason: string }
 type LiveReply = { live: Record<string, LiveState> }
+/** Asked on an instance's live subject: how many of its links are alive (of ids starting with `prefix`). */
+type LiveQuestion = { count: true; prefix?: string }
+type CountReply = { alive: number }
 
 /**
  * Several instances: the instance holding a device's link subscribes to the device's request
@@ -86,6 +89,22 @@ export class NatsDeviceBus implements DeviceBus {
       }),
     )
     return result
+  }
+
+  async aliveCount(prefix: string | undefined, holders: readonly string[]): Promise<number> {
+    const counts = await Promise.all(
+      holders
+        .filter((instance) => instance !== this.instanceId)
+        .map(async (instance) => {
+          try {
+            const reply = (await this.rpc.request(natsSubjects.live(instance), { count: true, prefix } satisfies LiveQuestion, LIVE_TIMEOUT_MS)) as Partial<CountReply>
+            return typeof reply.alive === 'number' ? reply.alive : 0
+          } catch {
+            return 0 // gone or unreachable: its devices count as not linked, as in live()
+          }
+        }),
+    )
+    return counts.reduce((a, b) => a + b, await this.local.aliveCount(prefix))
   }
 
   /**
@@ -188,7 +207,9 @@ export class NatsDeviceBus implements DeviceBus {
     return { ok: true }
   }
 
-  private answerLive(msg: unknown): LiveReply {
+  private async answerLive(msg: unknown): Promise<LiveReply | CountReply> {
+    const question = msg as Partial<LiveQuestion>
+    if (question.count === true) return { alive: await this.local.aliveCount(typeof question.prefix === 'string' ? question.prefix : undefined) }
     const ids = (msg as { ids?: unknown }).ids
     const live = this.local.localLive(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [])
     return { live: Object.fromEntries(live) }
