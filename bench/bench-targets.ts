@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import Fastify from 'fastify'
 import { POSITION } from './bench-devices.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
@@ -91,7 +91,7 @@ if (process.argv[2] === '--target-child') {
   process.once('message', ({ name, slowDevice }: { name: TargetName; slowDevice: boolean }) => {
     void serve(name, slowDevice).then((served) => {
       process.send!(served.ready)
-      let delay: IntervalHistogram | undefined
+      let delay: ReturnType<typeof monitorEventLoopDelay> | undefined
       process.on('message', (message) => {
         if (message === 'bind') void served.bind().then(() => process.send!('bound'))
         if (message === 'delay-start') {
