@@ -1,19 +1,17 @@
-import { randomBytes, scrypt, scryptSync } from 'node:crypto'
+import { argon2, argon2Sync, randomBytes, scrypt, scryptSync } from 'node:crypto'
 import { sameDigest } from './secrets.js'
 
 /**
- * Gateway user passwords as PHC strings of scrypt (contract §3):
- * `$scrypt$ln=<log2 N>,r=<block size>,p=<parallelism>$<salt>$<hash>`, salt and hash in
- * standard base64 without padding (the PHC string format, as passlib writes it).
+ * Gateway user passwords as PHC strings (contract §3), salt and hash in standard base64 without
+ * padding (the PHC string format, as passlib and the argon2 reference tool write it):
+ * - argon2id (and argon2i/argon2d, which other tools write): `$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash>`,
+ *   computed by `node:crypto`'s argon2 (Node ≥ 24.7);
+ * - scrypt: `$scrypt$ln=<log2 N>,r=<block size>,p=<parallelism>$<salt>$<hash>`.
  *
- * Cost: ln=15, r=8, p=1 is 32 MiB of memory and about 100 ms of one core per hash on the
- * 2-core build machine (measured: ln=14 ≈ 46 ms, ln=15 ≈ 109 ms, ln=16 ≈ 223 ms). Logins use
- * the asynchronous `scrypt`, which runs on libuv's thread pool, so a login never blocks the
- * event loop; at most 4 hashes run at once (the pool's size), bounding memory at 128 MiB.
- *
- * argon2id (`$argon2id$…`) is named by the contract, but Node 20's node:crypto has no argon2
- * and this build adds no native dependency: such a hash is refused as configuration rather
- * than accepted unchecked. `fleetgate hash-password` makes a scrypt hash.
+ * New hashes (`fleetgate hash-password`, plain-text passwords hashed at start) are argon2id with
+ * OWASP's minimum parameters, m = 19 MiB, t = 2, p = 1: about 40 ms of one core on the 2-core build
+ * machine (scrypt ln=15, the former default, ≈ 110 ms and 32 MiB). Both run on libuv's thread pool,
+ * so a login never blocks the event loop.
  */
 export interface ScryptParams {
   /** log2 of the CPU/memory cost N. */
@@ -22,19 +20,35 @@ export interface ScryptParams {
   p: number
 }
 
-export interface PasswordHash {
-  params: ScryptParams
-  salt: Buffer
-  hash: Buffer
+export interface Argon2Params {
+  /** Memory in KiB. */
+  m: number
+  /** Passes over the memory. */
+  t: number
+  /** Lanes. */
+  p: number
 }
 
-export const DEFAULT_SCRYPT_PARAMS: Readonly<ScryptParams> = Object.freeze({ ln: 15, r: 8, p: 1 })
+export type Argon2Variant = 'argon2id' | 'argon2i' | 'argon2d'
 
+/** A scheme and its parameters: what a new hash is made with, or what an existing one asks for. */
+export type HashSpec = { scheme: 'scrypt'; params: ScryptParams } | { scheme: Argon2Variant; params: Argon2Params }
+
+export type PasswordHash = HashSpec & { salt: Buffer; hash: Buffer }
+
+export const DEFAULT_HASH_SPEC: Readonly<HashSpec> = Object.freeze({ scheme: 'argon2id', params: Object.freeze({ m: 19456, t: 2, p: 1 }) })
+
+const ARGON2_VERSION = 19
 const SALT_BYTES = 16
 const HASH_BYTES = 32
-/** Bounds on what a configured hash may ask for: a typo must not make every login take a minute. */
-const LIMITS = { ln: [1, 20], r: [1, 32], p: [1, 16], salt: [8, 64], hash: [16, 64] } as const
 const MAX_MEMORY = 256 * 1024 * 1024
+/** Bounds on what a configured hash may ask for: a typo must not make every login take a minute. */
+const LIMITS = {
+  scrypt: { ln: [1, 20], r: [1, 32], p: [1, 16] },
+  argon2: { m: [8, MAX_MEMORY / 1024], t: [1, 16], p: [1, 16] },
+  salt: [8, 64],
+  hash: [16, 64],
+} as const
 
 /** A malformed or unsupported PHC string; the message says what is wrong, never the hash. */
 export class PasswordHashError extends Error {
@@ -44,12 +58,7 @@ export class PasswordHashError extends Error {
   }
 }
 
-/** Memory scrypt needs for these parameters (128·N·r for V, plus 128·r·p for B), with headroom. */
-function maxmem({ ln, r, p }: ScryptParams): number {
-  return 128 * r * (2 ** ln + p + 2) + 1024 * 1024
-}
-
-const options = (params: ScryptParams) => ({ N: 2 ** params.ln, r: params.r, p: params.p, maxmem: maxmem(params) })
+const isArgon2 = (scheme: string): scheme is Argon2Variant => scheme === 'argon2id' || scheme === 'argon2i' || scheme === 'argon2d'
 
 /** Standard base64 without padding, canonical (re-encoding gives the same text). */
 function decodeB64(text: string, what: string, [min, max]: readonly [number, number]): Buffer {
@@ -62,72 +71,116 @@ function decodeB64(text: string, what: string, [min, max]: readonly [number, num
 
 const encodeB64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '')
 
-function parseParams(text: string): ScryptParams {
-  const match = /^ln=([1-9][0-9]*),r=([1-9][0-9]*),p=([1-9][0-9]*)$/.exec(text)
-  if (!match) throw new PasswordHashError('scrypt parameters must read ln=<n>,r=<n>,p=<n>')
-  const params = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) }
-  for (const key of ['ln', 'r', 'p'] as const) {
-    const [min, max] = LIMITS[key]
-    if (params[key] < min || params[key] > max) throw new PasswordHashError(`scrypt ${key} must be between ${min} and ${max}, got ${params[key]}`)
-  }
-  if (128 * params.r * 2 ** params.ln > MAX_MEMORY) throw new PasswordHashError('scrypt parameters ask for more than 256 MiB of memory')
-  return params
+/** `k=<n>,k=<n>,…` with exactly these keys in this order, each within its bounds. */
+function parseNumbers<K extends string>(text: string, scheme: string, limits: Readonly<Record<K, readonly [number, number]>>): Record<K, number> {
+  const keys = Object.keys(limits) as K[]
+  const form = keys.map((key) => `${key}=<n>`).join(',')
+  const pattern = new RegExp(`^${keys.map((key) => `${key}=([1-9][0-9]{0,9})`).join(',')}$`)
+  const match = pattern.exec(text)
+  if (!match) throw new PasswordHashError(`${scheme} parameters must read ${form}`)
+  const values = {} as Record<K, number>
+  keys.forEach((key, i) => {
+    const value = Number(match[i + 1])
+    const [min, max] = limits[key]
+    if (value < min || value > max) throw new PasswordHashError(`${scheme} ${key} must be between ${min} and ${max}, got ${value}`)
+    values[key] = value
+  })
+  return values
 }
 
-/** Parses a `password_hash`; throws PasswordHashError for anything but a well-formed scrypt PHC string. */
+function parseSpec(fields: string[]): HashSpec {
+  const scheme = fields[1]!
+  if (scheme === 'scrypt') {
+    if (fields.length !== 5) throw new PasswordHashError('a scrypt PHC string has the form $scrypt$ln=…,r=…,p=…$<salt>$<hash>')
+    const params = parseNumbers(fields[2]!, scheme, LIMITS.scrypt)
+    if (128 * params.r * 2 ** params.ln > MAX_MEMORY) throw new PasswordHashError('scrypt parameters ask for more than 256 MiB of memory')
+    return { scheme, params }
+  }
+  if (isArgon2(scheme)) {
+    if (fields.length !== 6) throw new PasswordHashError(`an ${scheme} PHC string has the form $${scheme}$v=19$m=…,t=…,p=…$<salt>$<hash>`)
+    if (fields[2] !== `v=${ARGON2_VERSION}`) throw new PasswordHashError(`${scheme} version must be v=${ARGON2_VERSION} (the only one node:crypto computes)`)
+    const params = parseNumbers(fields[3]!, scheme, LIMITS.argon2)
+    if (params.m < 8 * params.p) throw new PasswordHashError(`${scheme} m must be at least 8 KiB per lane (8 × p = ${8 * params.p})`)
+    return { scheme, params }
+  }
+  throw new PasswordHashError(`unknown hash scheme ${JSON.stringify(scheme)} (expected argon2id or scrypt)`)
+}
+
+/** Parses a `password_hash`; throws PasswordHashError for anything but a well-formed argon2 or scrypt PHC string. */
 export function parsePasswordHash(phc: string): PasswordHash {
   const fields = phc.split('$')
-  if (fields[0] !== '' || fields.length < 2) throw new PasswordHashError('is not a PHC string ($scrypt$ln=…,r=…,p=…$<salt>$<hash>)')
-  const id = fields[1]
-  if (id === 'argon2id' || id === 'argon2i' || id === 'argon2d') {
-    throw new PasswordHashError(`${id} is not supported by this build (Node's crypto has no argon2); use a scrypt hash from \`fleetgate hash-password\``)
+  if (fields[0] !== '' || fields.length < 2) throw new PasswordHashError('is not a PHC string ($argon2id$v=19$m=…,t=…,p=…$<salt>$<hash> or $scrypt$ln=…,r=…,p=…$<salt>$<hash>)')
+  const spec = parseSpec(fields)
+  const salt = decodeB64(fields[fields.length - 2]!, 'salt', LIMITS.salt)
+  const hash = decodeB64(fields[fields.length - 1]!, 'hash', LIMITS.hash)
+  return { ...spec, salt, hash }
+}
+
+export function formatPasswordHash(stored: PasswordHash): string {
+  const tail = `${encodeB64(stored.salt)}$${encodeB64(stored.hash)}`
+  if (stored.scheme === 'scrypt') {
+    const { ln, r, p } = stored.params
+    return `$scrypt$ln=${ln},r=${r},p=${p}$${tail}`
   }
-  if (id !== 'scrypt') throw new PasswordHashError(`unknown hash scheme ${JSON.stringify(id)} (expected scrypt)`)
-  if (fields.length !== 5) throw new PasswordHashError('a scrypt PHC string has the form $scrypt$ln=…,r=…,p=…$<salt>$<hash>')
-  const params = parseParams(fields[2]!)
-  const salt = decodeB64(fields[3]!, 'salt', LIMITS.salt)
-  const hash = decodeB64(fields[4]!, 'hash', LIMITS.hash)
-  return { params, salt, hash }
+  const { m, t, p } = stored.params
+  return `$${stored.scheme}$v=${ARGON2_VERSION}$m=${m},t=${t},p=${p}$${tail}`
 }
 
-export function formatPasswordHash({ params, salt, hash }: PasswordHash): string {
-  return `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${encodeB64(salt)}$${encodeB64(hash)}`
-}
+/** Memory scrypt needs for these parameters (128·N·r for V, plus 128·r·p for B), with headroom. */
+const scryptOptions = ({ ln, r, p }: ScryptParams) => ({ N: 2 ** ln, r, p, maxmem: 128 * r * (2 ** ln + p + 2) + 1024 * 1024 })
 
-const derive = (password: string, salt: Buffer, params: ScryptParams, length: number): Promise<Buffer> =>
+const argon2Parameters = (params: Argon2Params, password: string, salt: Buffer, length: number) => ({
+  message: password,
+  nonce: salt,
+  parallelism: params.p,
+  tagLength: length,
+  memory: params.m,
+  passes: params.t,
+})
+
+const derive = (password: string, salt: Buffer, spec: HashSpec, length: number): Promise<Buffer> =>
   new Promise((resolve, reject) => {
-    scrypt(password, salt, length, options(params), (err, key) => (err ? reject(err) : resolve(key)))
+    const done = (err: Error | null, key: Buffer) => (err ? reject(err) : resolve(key))
+    if (spec.scheme === 'scrypt') scrypt(password, salt, length, scryptOptions(spec.params), done)
+    else argon2(spec.scheme, argon2Parameters(spec.params, password, salt, length), done)
   })
 
+const deriveSync = (password: string, salt: Buffer, spec: HashSpec, length: number): Buffer =>
+  spec.scheme === 'scrypt' ? scryptSync(password, salt, length, scryptOptions(spec.params)) : argon2Sync(spec.scheme, argon2Parameters(spec.params, password, salt, length))
+
 /** A new PHC string for `password`, with a random 16-byte salt. */
-export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+export async function hashPassword(password: string, spec: HashSpec = DEFAULT_HASH_SPEC): Promise<string> {
   const salt = randomBytes(SALT_BYTES)
-  return formatPasswordHash({ params, salt, hash: await derive(password, salt, params, HASH_BYTES) })
+  return formatPasswordHash({ ...spec, salt, hash: await derive(password, salt, spec, HASH_BYTES) })
 }
 
 /** The same, blocking: for the start (plain-text passwords of the configuration), never for a request. */
-export function hashPasswordSync(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): string {
+export function hashPasswordSync(password: string, spec: HashSpec = DEFAULT_HASH_SPEC): string {
   const salt = randomBytes(SALT_BYTES)
-  return formatPasswordHash({ params, salt, hash: scryptSync(password, salt, HASH_BYTES, options(params)) })
+  return formatPasswordHash({ ...spec, salt, hash: deriveSync(password, salt, spec, HASH_BYTES) })
 }
 
 /** Whether `password` matches; the comparison is constant-time. */
 export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
-  return sameDigest(await derive(password, stored.salt, stored.params, stored.hash.length), stored.hash)
+  return sameDigest(await derive(password, stored.salt, stored, stored.hash.length), stored.hash)
 }
 
 /** The same, blocking: for the start only (is the configured admin still on "admin"?). */
 export function verifyPasswordSync(password: string, stored: PasswordHash): boolean {
-  return sameDigest(scryptSync(password, stored.salt, stored.hash.length, options(stored.params)), stored.hash)
+  return sameDigest(deriveSync(password, stored.salt, stored, stored.hash.length), stored.hash)
 }
 
 /**
- * A hash no password matches (random salt and digest) with the given parameters: verifying a
- * login for an unknown user against it costs the same scrypt work as for a known user.
+ * A hash no password matches (random salt and digest) of the given scheme and parameters:
+ * verifying a login for an unknown user against it costs the same work as for a known user.
  */
-export function unmatchableHash(params: ScryptParams): PasswordHash {
-  return { params: { ...params }, salt: randomBytes(SALT_BYTES), hash: randomBytes(HASH_BYTES) }
+export function unmatchableHash(spec: HashSpec): PasswordHash {
+  return { ...structuredClone(spec), salt: randomBytes(SALT_BYTES), hash: randomBytes(HASH_BYTES) } as PasswordHash
 }
 
-/** Relative cost of a hash's parameters (N·r·p), to give unknown users the dearest known cost. */
-export const hashCost = ({ ln, r, p }: ScryptParams): number => 2 ** ln * r * p
+/**
+ * Relative work of a hash, in bytes of memory written: scrypt fills and reads N·r·128 bytes p
+ * times, argon2 makes t passes over m KiB. Used to give unknown users the dearest known cost.
+ */
+export const hashCost = (spec: HashSpec): number =>
+  spec.scheme === 'scrypt' ? 2 * 128 * 2 ** spec.params.ln * spec.params.r * spec.params.p : spec.params.m * 1024 * spec.params.t

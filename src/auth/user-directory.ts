@@ -1,5 +1,5 @@
 import type { Config, ConfiguredUser, Role } from '../config/config.js'
-import { hashCost, parsePasswordHash, unmatchableHash, verifyPassword, DEFAULT_SCRYPT_PARAMS, type PasswordHash } from './password-hash.js'
+import { hashCost, parsePasswordHash, unmatchableHash, verifyPassword, DEFAULT_HASH_SPEC, type HashSpec, type PasswordHash } from './password-hash.js'
 import { type Db } from '../storage/storage.js'
 import { nowSeconds } from '../lib/time.js'
 
@@ -37,13 +37,13 @@ export class UserDirectory {
         { user: { id: username, username, display_name: u.display_name, role: u.role }, password: parsePasswordHash(u.passwordHash) },
       ]),
     )
-    const known = [...this.configured.values()].map((entry) => entry.password.params)
-    this.unknownUserHash = unmatchableHash(known.reduce((dearest, params) => (hashCost(params) > hashCost(dearest) ? params : dearest), known[0] ?? DEFAULT_SCRYPT_PARAMS))
+    const known: HashSpec[] = [...this.configured.values()].map((entry) => entry.password)
+    this.unknownUserHash = unmatchableHash(known.reduce((dearest, spec) => (hashCost(spec) > hashCost(dearest) ? spec : dearest), known[0] ?? DEFAULT_HASH_SPEC))
   }
 
   /**
    * The configured user with this username and password, or null. An unknown username costs the
-   * same scrypt work as a known one (it is checked against a hash nothing matches), and the
+   * same hash work as a known one (it is checked against a hash nothing matches), and the
    * comparison is constant-time.
    */
   async authenticate(username: string, password: string): Promise<AuthUser | null> {

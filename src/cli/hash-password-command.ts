@@ -17,7 +17,7 @@ asks for it without echo, and prints a password_hash for CLOUD_AUTH_USERS:
 const MAX_LENGTH = 128
 
 /**
- * `fleetgate hash-password`: prints the PHC scrypt string of a password. Exit 0; 2 for an empty
+ * `fleetgate hash-password`: prints the PHC argon2id string of a password. Exit 0; 2 for an empty
  * or too long password, or an unknown argument.
  */
 export async function runHashPasswordCommand(argv: string[], io: HashPasswordIo = process): Promise<number> {

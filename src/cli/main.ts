@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { satisfies } from 'semver'
 import { ConfigError } from '../config/config-error.js'
-import { serve } from '../server.js'
+import { REQUIRED_NODE } from './required-node.js'
 
 const USAGE = `usage: fleetgate <command>
 
@@ -15,9 +16,11 @@ commands:
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      const { serve } = await import('../server.js')
       await serve()
       return -1
+    }
     case 'sim': {
       const { runSimCommand } = await import('./sim-command.js')
       return runSimCommand(rest)
@@ -47,6 +50,11 @@ async function main(argv: string[]): Promise<number> {
       console.error(`fleetgate: unknown command ${command}\n${USAGE}`)
       return 2
   }
+}
+
+if (!satisfies(process.versions.node, REQUIRED_NODE)) {
+  console.error(`fleetgate: Node.js ${REQUIRED_NODE} is needed (Node 24 LTS is the reference); this is ${process.version}. See the README, "Node 24".`)
+  process.exit(1)
 }
 
 main(process.argv.slice(2)).then(

@@ -13,7 +13,7 @@ export const CONFIGURABLE_ROLES = ['admin', 'user'] as const
 
 export interface ConfiguredUser {
   /**
-   * PHC string of the password (scrypt). A plain-text `password` of CLOUD_AUTH_USERS is hashed
+   * PHC string of the password (argon2id, or scrypt). A plain-text `password` of CLOUD_AUTH_USERS is hashed
    * here, at start, and the text is not kept (contract §3).
    */
   passwordHash: string
@@ -72,7 +72,7 @@ export type Env = Readonly<Record<string, string | undefined>>
  * start pays for it.
  */
 const BUILT_IN_ADMIN: ConfiguredUser = Object.freeze({
-  passwordHash: '$scrypt$ln=15,r=8,p=1$AjWPbzFd2v+llHCNUMZoCQ$+AifKZRh7Xe/pJyQH1qday1uNHGtT7Bsk7HCPy+F1uY',
+  passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$dbMKJ8uPzNe1E/mdjkivoQ$3YmUh4kdD7CLBxJd30rkPFui2jgep94jnIAqjJmLWo0',
   plainTextPassword: false,
   role: 'admin',
   display_name: 'Administrator',

@@ -24,7 +24,7 @@ export const EnvSchema = Type.Object(
       Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$', description: "this instance's name among several (1–64 of A–Z a–z 0–9 . _ : -); unset: hostname-pid-random" }),
     ),
     TRUST_PROXY: Text('comma-separated addresses or CIDR ranges of trusted load balancers, whose X-Forwarded-For gives the client address; unset: the socket peer address'),
-    CLOUD_AUTH_USERS: Text('JSON object keyed by username: {password or password_hash (scrypt PHC string), role, display_name}'),
+    CLOUD_AUTH_USERS: Text('JSON object keyed by username: {password or password_hash (argon2id or scrypt PHC string), role, display_name}'),
     CLOUD_JWT_EXPIRE_HOURS: PositiveNumber(72, 'token lifetime'),
     CLOUD_JWT_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'HS256 secret; unset: generated once, stored in the database' })),
     DEVICE_REQUEST_TIMEOUT_MS: PositiveInteger(10_000, 'forwarded request time-out (504)'),

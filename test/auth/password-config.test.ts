@@ -6,9 +6,9 @@ import { UserDirectory } from '../../src/auth/user-directory.js'
 import { loadConfig, type Config } from '../../src/config/config.js'
 import type { Db } from '../../src/storage/storage.js'
 import { DIALECTS } from '../helpers/dialects.js'
-import { startTestApp, TEST_SCRYPT_PARAMS } from '../helpers/test-app.js'
+import { startTestApp, TEST_HASH_SPEC } from '../helpers/test-app.js'
 
-const cheap = (password: string) => hashPasswordSync(password, TEST_SCRYPT_PARAMS)
+const cheap = (password: string) => hashPasswordSync(password, TEST_HASH_SPEC)
 const users = (entries: Record<string, object>) => ({ CLOUD_AUTH_USERS: JSON.stringify(entries) })
 
 
@@ -45,7 +45,7 @@ describe('CLOUD_AUTH_USERS passwords', () => {
     ['a password_hash that is no string', { password_hash: 42, role: 'user' }, /user ops: password_hash must be a string/],
     ['a password_hash that is no PHC string', { password_hash: 'p', role: 'user' }, /user ops: password_hash is not a PHC string/],
     ['a scrypt hash with a 4-byte salt', { password_hash: '$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA', role: 'user' }, /user ops: password_hash salt must be 8–64 bytes/],
-    ['an argon2id hash', { password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' }, /user ops: password_hash argon2id is not supported by this build/],
+    ['an argon2id hash of another version', { password_hash: '$argon2id$v=16$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' }, /user ops: password_hash argon2id version must be v=19/],
     ['an empty password', { password: '', role: 'user' }, /user ops: password must be a string of 1–128 characters/],
   ])('refuses %s with one line naming CLOUD_AUTH_USERS and the user', (_case, entry, message) => {
     const err = configError(users({ ops: entry }))
@@ -111,10 +111,11 @@ describe('password checks at login', () => {
   })
 
   it('gives an unknown user the dearest parameters any configured user has', async () => {
-    const { authUsers } = loadConfig(users({ carol: { password_hash: cheap('c'), role: 'user' } })) // plus the built-in admin (ln=15)
+    const { authUsers } = loadConfig(users({ carol: { password_hash: cheap('c'), role: 'user' } })) // plus the built-in admin (argon2id, m=19456)
     const { checked, directory } = observedDirectory(authUsers)
     await directory.authenticate('nobody', 'x')
-    expect(checked[0]!.params).toEqual({ ln: 15, r: 8, p: 1 })
+    expect(checked[0]!.scheme).toBe('argon2id')
+    expect(checked[0]!.params).toEqual({ m: 19456, t: 2, p: 1 })
   })
 
   it('never lets an unknown user in, whatever the password', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
-import { hashPasswordSync } from '../../src/auth/password-hash.js'
+import { hashPasswordSync, type HashSpec } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
 import { openStorage, type Dialect, type Storage } from '../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from './dialects.js'
@@ -20,12 +20,12 @@ export const TEST_USERS = {
   root: { password: 'root-password', role: 'admin', display_name: 'Root' },
 }
 
-/** Cheap scrypt parameters for test users: a test app should not pay ~100 ms per user at start. */
-export const TEST_SCRYPT_PARAMS = { ln: 4, r: 8, p: 1 }
+/** Cheap scrypt parameters for test users: a test app should not pay ~40 ms per user at start. */
+export const TEST_HASH_SPEC: HashSpec = { scheme: 'scrypt', params: { ln: 4, r: 8, p: 1 } }
 
 /** TEST_USERS as CLOUD_AUTH_USERS, each with a `password_hash` (hashed once per test file). */
 export const TEST_AUTH_USERS = JSON.stringify(
-  Object.fromEntries(Object.entries(TEST_USERS).map(([name, { password, ...rest }]) => [name, { ...rest, password_hash: hashPasswordSync(password, TEST_SCRYPT_PARAMS) }])),
+  Object.fromEntries(Object.entries(TEST_USERS).map(([name, { password, ...rest }]) => [name, { ...rest, password_hash: hashPasswordSync(password, TEST_HASH_SPEC) }])),
 )
 
 /** A whole server on a fresh database of the given engine, built the way `serve` builds it. */

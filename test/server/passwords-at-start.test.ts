@@ -27,6 +27,7 @@ describe('passwords in a started fleetgate', () => {
     const hashed = await hashPasswordProcess('ops-pass\n')
     expect(hashed.code).toBe(0)
     const phc = hashed.out.trim()
+    expect(phc).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     expect(await verifyPassword('ops-pass', parsePasswordHash(phc))).toBe(true)
 
     const users = { admin: { password: 'Strong-Admin-Pw', role: 'admin' }, eve: { password: 'Eve-Pw-123', role: 'user' }, ops: { password_hash: phc, role: 'user' } }
@@ -60,8 +61,8 @@ describe('passwords in a started fleetgate', () => {
   })
 
   it.each([
-    ['an argon2id hash', { ops: { password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' } }, /user ops: password_hash argon2id is not supported by this build/],
-    ['both password and password_hash', { ops: { password: 'p', password_hash: hashPasswordSync('p', { ln: 4, r: 8, p: 1 }), role: 'user' } }, /user ops: give either password or password_hash, not both/],
+    ['an argon2id hash asking for 1 GiB', { ops: { password_hash: '$argon2id$v=19$m=1048576,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA', role: 'user' } }, /user ops: password_hash argon2id m must be between 8 and 262144/],
+    ['both password and password_hash', { ops: { password: 'p', password_hash: hashPasswordSync('p', { scheme: 'scrypt', params: { ln: 4, r: 8, p: 1 } }), role: 'user' } }, /user ops: give either password or password_hash, not both/],
   ])('refuses to start with %s: one line naming CLOUD_AUTH_USERS and the user, exit 1', async (_case, users, message) => {
     const run = runCli(['serve'], { DATA_DIR: path.join(tempDir(), 'data'), CLOUD_AUTH_USERS: JSON.stringify(users) })
     expect(await run.exited).toBe(1)

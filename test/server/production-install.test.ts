@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { hashPasswordSync } from '../../src/auth/password-hash.js'
 import { assertBuilt, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
-import { TEST_SCRYPT_PARAMS } from '../helpers/test-app.js'
+import { TEST_HASH_SPEC } from '../helpers/test-app.js'
 
 const run = promisify(execFile)
 
@@ -36,7 +36,7 @@ describe('a production install (npm ci --omit=dev on built output)', () => {
     // The build tools are not there: whatever starts, starts without them.
     for (const dev of ['typescript', 'vite', 'vitest', '@vitejs/plugin-react']) expect(existsSync(path.join(dir, 'node_modules', dev)), dev).toBe(false)
 
-    const users = JSON.stringify({ admin: { password_hash: hashPasswordSync('a-long-production-password', TEST_SCRYPT_PARAMS), role: 'admin' } })
+    const users = JSON.stringify({ admin: { password_hash: hashPasswordSync('a-long-production-password', TEST_HASH_SPEC), role: 'admin' } })
     server = await startServerProcess(
       { NODE_ENV: 'production', DATA_DIR: path.join(dir, 'data'), CLOUD_AUTH_USERS: users, PLATFORM_CONSOLE_TOKEN: 'prod-console-token' },
       false,

@@ -1,13 +1,17 @@
+import { compare, parse, type SemVer } from 'semver'
 import { badRequest } from '../../errors.js'
 import type { ActiveRelease } from '../../firmware/release-repository.js'
-import { compareSemVer, parseSemVer, type SemVer } from './semver.js'
 
 /** What the device runs: an integer image version or a semantic (display) version. */
 export type RunningVersion = { image: number } | { semver: SemVer }
 
+/**
+ * An integer image version, or a semantic version as semver.org defines it (a leading `v`
+ * allowed): `1.2.3.4`, `1.2` or `01.2.3` are neither, and answer 400.
+ */
 export function parseRunningVersion(version: string): RunningVersion {
   if (/^\d{1,15}$/.test(version)) return { image: Number(version) }
-  const semver = parseSemVer(version)
+  const semver = parse(version)
   if (!semver) throw badRequest(`version must be an integer image version or a semantic version, got ${JSON.stringify(version)}`)
   return { semver }
 }
@@ -20,6 +24,6 @@ export function parseRunningVersion(version: string): RunningVersion {
 export function offersUpdate(release: ActiveRelease, running: RunningVersion, hwVersion: number | undefined): boolean {
   if (hwVersion !== undefined && hwVersion !== release.hw_version) return false
   if ('image' in running) return release.image_version > running.image
-  const offered = parseSemVer(release.display_version)
-  return offered !== undefined && compareSemVer(offered, running.semver) > 0
+  const offered = parse(release.display_version)
+  return offered !== null && compare(offered, running.semver) > 0
 }
