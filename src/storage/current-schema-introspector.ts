@@ -3,7 +3,6 @@ import {
   PostgresIntrospector,
   sql,
   type DatabaseIntrospector,
-  type DatabaseMetadata,
   type Kysely,
   type SchemaMetadata,
   type TableMetadata,
@@ -27,11 +26,7 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
       select c.relname as name, n.nspname as schema, c.relkind = 'v' as is_view
       from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
       where n.nspname = current_schema() and c.relkind in ('r', 'v', 'p')`.execute(this.db)
-    return rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.is_view, columns: [] }))
-  }
-
-  async getMetadata(): Promise<DatabaseMetadata> {
-    return { tables: await this.getTables() }
+    return rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.is_view, isForeign: false, columns: [] }))
   }
 }
 

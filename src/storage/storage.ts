@@ -1,15 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import {
-  Kysely,
-  Migrator,
-  SqliteDialect,
-  sql,
-  type MigrationProvider,
-  type SqliteDatabase as SqliteDialectDatabase,
-  type Transaction,
-} from 'kysely'
+import { Kysely, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase, type Transaction } from 'kysely'
+import { Migrator, type MigrationProvider } from 'kysely/migration'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config/config.js'
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js'

@@ -90,7 +90,7 @@ class UnreachableAsUnavailableDriver implements Driver {
     const original = await this.driver.acquireConnection().catch(translate)
     const wrapped: DatabaseConnection = {
       executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => original.executeQuery<R>(query).catch(translate),
-      streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => original.streamQuery<R>(query, chunkSize),
+      streamQuery: <R>(query: CompiledQuery, chunkSize: number, options?: Parameters<DatabaseConnection['streamQuery']>[2]) => original.streamQuery<R>(query, chunkSize, options),
     }
     this.originals.set(wrapped, original)
     return wrapped

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely'
+import type { Migration } from 'kysely/migration'
 import type { MigrationContext, MigrationFactory } from './migration-context.js'
 import { foundation } from './0001-foundation.js'
 import { gateway } from './0002-gateway.js'

@@ -1,4 +1,5 @@
-import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely'
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
+import type { Migration } from 'kysely/migration'
 import type { Dialect } from '../storage.js'
 
 /** What a migration may know of the engine: capability-like column types, never `if pg` in queries. */

@@ -26,7 +26,6 @@ export function setupI18n(language: Language = initialLanguage(localStorage.getI
     lng: language,
     fallbackLng: 'en',
     interpolation: { escapeValue: false },
-    showSupportNotice: false,
   })
   document.documentElement.lang = language
   return i18next
