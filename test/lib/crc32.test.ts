@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { crc32, crc32Hex } from '../../src/lib/crc32.js'
+import { crc32, crc32Hex } from '@fleetgate/device-agent/lib'
 
 describe('crc32', () => {
   it('gives the IEEE check value and 8 lowercase hex digits', () => {
