@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
+import { requireNode20 } from '../helpers/node20.js'
 
 /**
  * Contract §17: `@fleetgate/device-agent` is what a machine installs. Packed as npm would publish
@@ -21,29 +22,7 @@ const SERVER_PACKAGES = ['fastify', 'kysely', 'pg', 'better-sqlite3', 'nats']
 /** What installing the agent may bring: itself and its two dependencies (and nothing they depend on: both have none). */
 const INSTALLED = ['@fleetgate/device-agent', '@sinclair/typebox', 'ws']
 
-/** A Node 20: FLEETGATE_NODE20 when set (CI points it at the machine's own node), else /usr/bin/node if it is a 20. */
-function findNode20(): { node?: string; problem?: string } {
-  const versionOf = (node: string) => {
-    try {
-      return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
-    } catch {
-      return undefined
-    }
-  }
-  const wanted = process.env.FLEETGATE_NODE20
-  if (wanted) {
-    const version = versionOf(wanted)
-    return version?.startsWith('v20.') ? { node: wanted } : { problem: `FLEETGATE_NODE20=${wanted} is not a Node 20 (${version ?? 'it does not run'})` }
-  }
-  if (versionOf('/usr/bin/node')?.startsWith('v20.')) return { node: '/usr/bin/node' }
-  return { problem: 'no Node 20 found: set FLEETGATE_NODE20 to the path of a Node 20 binary' }
-}
-
-const NODE20 = findNode20()
-if (NODE20.problem) {
-  if (process.env.CI === 'true') throw new Error(`The device agent must be proven on Node 20 in CI: ${NODE20.problem}`)
-  console.warn(`\n!!! ${NODE20.problem}: skipping the Node 20 run of the packed device agent !!!\n`)
-}
+const NODE20 = { node: requireNode20('the Node 20 run of the packed device agent') }
 
 interface PackResult {
   filename: string
