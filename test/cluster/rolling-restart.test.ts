@@ -290,7 +290,7 @@ describe.skipIf(!runnable)('rolling restart of three instances behind nginx (con
     // nginx's own account of every upstream failure other than a refused connect and the instance
     // it then leaves out for a while (it passes those requests on to another): what an nginx 503
     // server_busy came from.
-    const nginxErrors = (await cluster.nginxErrorLog())
+    const nginxErrors = (await cluster.balancerLog())
       .split('\n')
       .filter((l) => l.includes('upstream') && !l.includes('(111: Connection refused)') && !l.includes('upstream server temporarily disabled'))
     if (nginxErrors.length > 0) console.log(['  nginx upstream errors (other than refused connects):', ...nginxErrors.slice(0, 20).map((l) => `    ${l}`)].join('\n'))
