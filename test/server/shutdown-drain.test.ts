@@ -1,17 +1,5 @@
-import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js'
-
-/** Whether a new connection to the port is accepted (the listener is still open). */
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = connect(port, '127.0.0.1')
-    probe.once('connect', () => {
-      probe.destroy()
-      resolve(true)
-    })
-    probe.once('error', () => resolve(false))
-  })
+import { acceptsConnections, killIfRunning, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 
 /**
  * SHUTDOWN_DRAIN_SECONDS (docs/deploy.md, "Rolling restart"): from SIGTERM on, /readyz answers
@@ -21,10 +9,7 @@ const accepts = (port: number) =>
 describe('the drain at SIGTERM', () => {
   let server: ServerProcess | undefined
   afterEach(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGKILL')
-      await server.exited
-    }
+    await killIfRunning(server)
   })
 
   it('answers /readyz "draining" while it still listens and serves, and stops once the health checker was told twice', { timeout: 30_000 }, async () => {
@@ -42,7 +27,7 @@ describe('the drain at SIGTERM', () => {
     expect(first.headers.get('retry-after')).toBe('2')
     expect(await first.json()).toMatchObject({ success: false, error: 'service_unavailable', status: 'draining' })
     // Still listening, still serving: the load balancer has not taken it out yet.
-    expect(await accepts(port)).toBe(true)
+    expect(await acceptsConnections(port)).toBe(true)
     const served = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) })
     expect(served.status).toBe(200)
     expect(server.child.exitCode).toBeNull()
@@ -63,7 +48,7 @@ describe('the drain at SIGTERM', () => {
     await expect.poll(() => server!.stdout().includes('"msg":"draining'), { timeout: 5000, interval: 20 }).toBe(true)
     expect((await fetch(`${url}/healthz`)).status).toBe(200)
     expect((await fetch(`${url}/readyz`)).status).toBe(503)
-    expect(await accepts(port)).toBe(true)
+    expect(await acceptsConnections(port)).toBe(true)
     expect(await server.exited).toBe(0)
     expect(Date.now() - signalled).toBeGreaterThanOrEqual(1000)
     expect(server.stdout()).toContain('"drain":"time"')
