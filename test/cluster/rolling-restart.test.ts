@@ -8,7 +8,8 @@ import { clusterRunnable, linkHolders, startTestCluster } from '../helpers/test-
  * Contract §13 "Rolling restart" and §17 "Rolling restarts lose no request": three instances
  * behind HAProxy configured from deploy/haproxy, 50 simulated machines linked through it,
  * operators asking machines for their position, platform devices writing telemetry and
- * heartbeats, all the time; each instance in turn gets SIGTERM, exits, starts again and is back
+ * heartbeats, all the time, and a burst of concurrent heartbeats at each SIGTERM; each instance
+ * in turn gets SIGTERM, exits, starts again and is back
  * in HAProxy's rotation before the next; three rounds of that. No acknowledged write lost; every
  * machine re-links within 5 s of its link closing (1012); a request for a machine whose link is
  * moving is answered at once (502/503); every other request succeeds; no request is answered by
@@ -16,7 +17,8 @@ import { clusterRunnable, linkHolders, startTestCluster } from '../helpers/test-
  *
  * What makes it hold is the drain (docs/deploy.md, "Rolling restart"): the stopping instance
  * answers /readyz 503 while it still serves, and closes its listener only once HAProxy has taken
- * it out. With SHUTDOWN_DRAIN_SECONDS=0 the listener closes at SIGTERM, under HAProxy's requests.
+ * it out. With SHUTDOWN_DRAIN_SECONDS=0 the listener closes at SIGTERM, under HAProxy's requests:
+ * ROLLING_RESTART_ENV='{"SHUTDOWN_DRAIN_SECONDS":"0"}' runs the test so, and it fails.
  */
 const CONSOLE_TOKEN = 'rolling-console-token'
 const MACHINES = 50
@@ -37,6 +39,12 @@ const AT_ONCE_MS = 1000
  */
 const CLOSE_SEEN_LATE_MS = 500
 const OPERATORS = 4
+/**
+ * At each SIGTERM, platform heartbeats sent this many at a time, wave after wave, for BURST_MS:
+ * the moment a listener that closes too early would reset connections queued on it.
+ */
+const BURST_CONCURRENCY = 12
+const BURST_MS = 150
 /** Platform devices writing telemetry, each one write after the other's answer. */
 const TELEMETRY_WRITERS = 3
 
@@ -186,18 +194,26 @@ describe.skipIf(!runnable)('rolling restarts of three instances behind HAProxy (
         }
       }
       const heartbeats: Sent[] = []
+      let beat = 0
+      const heartbeat = async () => {
+        const n = beat++
+        const deviceId = heartbeatDevices[n % heartbeatDevices.length]!
+        heartbeats.push(
+          await send(deviceId, `${cluster.url}/v1/device/heartbeat`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ device_id: deviceId, firmware_version: '1.0.0', uptime_s: n }),
+          }),
+        )
+      }
       const heartbeater = async () => {
-        for (let n = 0; loading; n++) {
-          const deviceId = heartbeatDevices[n % heartbeatDevices.length]!
-          heartbeats.push(
-            await send(deviceId, `${cluster.url}/v1/device/heartbeat`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ device_id: deviceId, firmware_version: '1.0.0', uptime_s: n }),
-            }),
-          )
+        while (loading) {
+          await heartbeat()
           await pause(50)
         }
+      }
+      const burst = async (from: number) => {
+        while (now() - from < BURST_MS) await Promise.all(Array.from({ length: BURST_CONCURRENCY }, heartbeat))
       }
       const loadStart = now()
       const load = Promise.all([...Array.from({ length: OPERATORS }, operator), ...telemetryDevices.map(telemetryWriter), heartbeater()])
@@ -213,7 +229,10 @@ describe.skipIf(!runnable)('rolling restarts of three instances behind HAProxy (
           const instance = cluster.instances[i]!
           const links = await linksOf(instance.url)
           const signalled = now()
-          const exitCode = await withTimeout(cluster.terminate(instance), STOP_LIMIT_MS + 5000, `${instance.id} did not exit within ${STOP_LIMIT_MS + 5000} ms of SIGTERM`)
+          const [exitCode] = await Promise.all([
+            withTimeout(cluster.terminate(instance), STOP_LIMIT_MS + 5000, `${instance.id} did not exit within ${STOP_LIMIT_MS + 5000} ms of SIGTERM`),
+            burst(signalled),
+          ])
           const stopMs = now() - signalled
           const restarted = await cluster.startAgain(instance)
           expect((await fetch(`${restarted.url}/readyz`)).status).toBe(200)
