@@ -59,7 +59,7 @@ export interface BuildOptions {
   rollouts?: RolloutOptions
   /** Instance liveness timings; only tests change them. */
   presence?: InstancePresenceOptions
-  /** How a closing server treats idle keep-alive connections (`serve` leaves them to their clients a while). */
+  /** How a closing server treats idle keep-alive connections (`serve` leaves them to their clients a while), and its drain (/readyz answers "draining" meanwhile). */
   gracefulClose?: GracefulCloseOptions
   /** Built console folder (default: dist/console of the package). */
   consoleDir?: string
@@ -126,7 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     await deps.events.close()
     await storage.close()
   })
-  await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId })
+  await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId, drain: options.gracefulClose?.drain })
   await app.register(authRoutes, { prefix: '/api/v1/auth', deps })
   await app.register(gatewayPlugin, { deps, link: options.deviceLink, rollouts: options.rollouts, presence: options.presence })
   await app.register(firmwarePlugin, { deps })

@@ -5,6 +5,7 @@ import { ConfigError } from './config/config-error.js'
 import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
 import { serverLogger } from './http/server-logger.js'
+import { ShutdownDrain } from './http/shutdown-drain.js'
 import { probeNats } from './nats/connect-nats.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
@@ -38,7 +39,8 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   const config = loadConfig(env)
   if (config.natsUrl) await probeNats(config.natsUrl)
   const storage = await openConfiguredStorage(config)
-  const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel), gracefulClose: { keepAliveDrainMs: KEEP_ALIVE_DRAIN_MS } })
+  const drain = new ShutdownDrain(config.shutdownDrain)
+  const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel), gracefulClose: { keepAliveDrainMs: KEEP_ALIVE_DRAIN_MS, drain } })
   if (config.defaultAdminInUse) {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }
@@ -49,22 +51,28 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
     )
   }
   await app.listen({ port: config.port, host: config.host })
-  installSignalHandlers(app)
+  installSignalHandlers(app, drain)
   return app
 }
 
-function installSignalHandlers(app: FastifyInstance): void {
+/**
+ * SIGTERM/SIGINT: drain (SHUTDOWN_DRAIN_SECONDS, 0 by default: none), then close within
+ * SHUTDOWN_GRACE_MS (contract §1) and exit 0.
+ */
+function installSignalHandlers(app: FastifyInstance, drain: ShutdownDrain): void {
   let closing = false
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
-    app.log.info({ signal }, 'shutting down')
+    const started = Date.now()
+    const end = await drain.drain((checkers) => app.log.info({ signal, checkers }, 'draining: /readyz answers 503 while requests are still served'))
+    app.log.info({ signal, drain: end, drainMs: Date.now() - started }, 'shutting down')
     const force = setTimeout(() => {
       app.log.error('graceful shutdown took too long; exiting')
       process.exit(1)
     }, SHUTDOWN_GRACE_MS)
     force.unref()
-    app.close().then(
+    await app.close().then(
       () => process.exit(0),
       (err) => {
         app.log.error({ err }, 'error while closing')
@@ -72,6 +80,6 @@ function installSignalHandlers(app: FastifyInstance): void {
       },
     )
   }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  process.once('SIGINT', () => void shutdown('SIGINT'))
 }

@@ -1,11 +1,12 @@
 import { LocalCluster } from '../cluster/local-cluster.js'
 
-const USAGE = `usage: fleetgate cluster [--instances 3] [--port 8080] [--host 127.0.0.1]
+const USAGE = `usage: fleetgate cluster [--instances 3] [--port 8080] [--host 127.0.0.1] [--balancer haproxy|nginx]
 
 Starts N instances on a database of their own (created on the PostgreSQL server of
 CLUSTER_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped at the end)
-and the NATS server of NATS_URL (default nats://127.0.0.1:4222), behind nginx configured from
-deploy/nginx. Other fleetgate variables in the environment are passed to every instance.
+and the NATS server of NATS_URL (default nats://127.0.0.1:4222), behind HAProxy (default) or
+nginx configured from deploy/. Other fleetgate variables in the environment are passed to every
+instance; behind HAProxy, SHUTDOWN_DRAIN_SECONDS defaults to 5 (rolling restarts lose nothing).
 Ctrl-C stops everything.`
 
 function numberOption(args: string[], name: string, fallback: number, min: number): number {
@@ -33,6 +34,12 @@ export async function runClusterCommand(args: string[]): Promise<number> {
   }
   const hostIndex = args.indexOf('--host')
   const host = hostIndex >= 0 ? args[hostIndex + 1]! : '127.0.0.1'
+  const balancerIndex = args.indexOf('--balancer')
+  const balancer = balancerIndex >= 0 ? args[balancerIndex + 1] : 'haproxy'
+  if (balancer !== 'haproxy' && balancer !== 'nginx') {
+    console.error(`fleetgate cluster: --balancer must be haproxy or nginx\n${USAGE}`)
+    return 2
+  }
   const { DATABASE_URL: _db, NATS_URL: natsUrl, PORT: _port, HOST: _host, INSTANCE_ID: _id, ...passed } = process.env
   const cluster = new LocalCluster({
     instances,
@@ -40,6 +47,7 @@ export async function runClusterCommand(args: string[]): Promise<number> {
     natsUrl: natsUrl ?? 'nats://127.0.0.1:4222',
     port,
     host,
+    balancer,
     env: { LOG_LEVEL: 'info', TRUST_PROXY: '127.0.0.1', ...(passed as Record<string, string>) },
     log: (instance, line) => console.log(`[${instance}] ${line}`),
   })
@@ -66,7 +74,7 @@ export async function runClusterCommand(args: string[]): Promise<number> {
     console.error(`fleetgate cluster: ${(err as Error).message}`)
     return 1
   }
-  console.log(`\nfleetgate: ${instances} instance(s) behind nginx at ${cluster.url}`)
+  console.log(`\nfleetgate: ${instances} instance(s) behind ${balancer} at ${cluster.url}`)
   for (const i of cluster.instances) console.log(`  ${i.id}  ${i.url}`)
   console.log(`  database ${cluster.database!.name}; Ctrl-C stops everything\n`)
   return done

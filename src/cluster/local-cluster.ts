@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { renderLocalNginx, renderSite } from './nginx-config.js'
+import { HAPROXY_CHECK_TIMING, renderLocal, renderSite, type BalancerKind } from './balancer-config.js'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import { delay } from '../lib/time.js'
 
@@ -15,7 +15,11 @@ export interface LocalClusterOptions {
   /** PostgreSQL server; the cluster creates a database of its own on it and drops it at stop. */
   postgresUrl: string
   natsUrl: string
-  /** nginx's port; 0 picks a free one. */
+  /** The load balancer in front, configured from deploy/<balancer>; default haproxy. */
+  balancer?: BalancerKind
+  /** HAProxy's health-check timing (default HAPROXY_CHECK_TIMING); tests shorten it. */
+  checkTiming?: string
+  /** The load balancer's port; 0 picks a free one. */
   port?: number
   host?: string
   /** Extra environment of every instance (CLOUD_AUTH_USERS, time-outs…). */
@@ -28,7 +32,7 @@ export interface LocalClusterOptions {
 
 export interface LocalInstance {
   id: string
-  /** http://127.0.0.1:<port>, the instance itself (not through nginx). */
+  /** http://127.0.0.1:<port>, the instance itself (not through the load balancer). */
   url: string
   child: ChildProcess
   exited: Promise<number | null>
@@ -36,10 +40,10 @@ export interface LocalInstance {
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli/main.js')
 
-/** The nginx binary: on PATH, or where Debian's package puts it. */
-export function findNginx(): string | undefined {
+/** The load balancer's binary (nginx, haproxy): on PATH, or where Debian's package puts it. */
+export function findBalancer(kind: BalancerKind): string | undefined {
   for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin']) {
-    const candidate = path.join(dir, 'nginx')
+    const candidate = path.join(dir, kind)
     if (dir && existsSync(candidate)) return candidate
   }
   return undefined
@@ -55,47 +59,63 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return port
 }
 
+/** What the balancer's process wrote on stderr is kept up to this many characters (the last ones). */
+const BALANCER_OUTPUT_KEPT = 200_000
+
 /**
  * N `fleetgate serve` processes on a scratch PostgreSQL database and the given NATS, behind
- * nginx configured from deploy/nginx (rendered into a temporary directory). `stop` ends
+ * HAProxy or nginx configured from deploy/ (rendered into a temporary directory). `stop` ends
  * everything it started and drops the database.
  */
 export class LocalCluster {
   readonly instances: LocalInstance[] = []
+  readonly balancerKind: BalancerKind
   url = ''
   database: ScratchDatabase | undefined
-  private nginx: ChildProcess | undefined
-  private nginxExited: Promise<unknown> | undefined
+  private balancer: ChildProcess | undefined
+  private balancerExited: Promise<unknown> | undefined
+  /** The balancer's stderr: HAProxy's log, nginx's start-up errors. */
+  private balancerOutput = ''
   private dir: string | undefined
   private stopped = false
 
-  constructor(private readonly options: LocalClusterOptions) {}
+  constructor(private readonly options: LocalClusterOptions) {
+    this.balancerKind = options.balancer ?? 'haproxy'
+  }
 
   async start(): Promise<void> {
-    const nginxBin = findNginx()
-    if (!nginxBin) throw new Error('nginx is not installed (Debian: apt-get install -y nginx)')
+    const kind = this.balancerKind
+    const bin = findBalancer(kind)
+    if (!bin) throw new Error(`${kind} is not installed (Debian: apt-get install -y ${kind})`)
     const cli = this.options.cli ?? CLI
     if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run build)`)
     this.database = await createScratchDatabase(this.options.postgresUrl, 'fleetgate_cluster')
-    this.dir = await mkdtemp(path.join(os.tmpdir(), 'fleetgate-nginx-'))
+    const dir = (this.dir = await mkdtemp(path.join(os.tmpdir(), `fleetgate-${kind}-`)))
     // One at a time: the first one migrates the new database.
     for (let i = 1; i <= this.options.instances; i++) this.instances.push(await this.startInstance(`local-${i}`))
 
     const host = this.options.host ?? '127.0.0.1'
     const port = this.options.port || (await freePort(host))
-    const site = renderSite({ upstreams: this.instances.map((i) => new URL(i.url).host), listen: `${host}:${port}` })
-    for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(path.join(this.dir, sub))
-    await writeFile(path.join(this.dir, 'fleetgate.conf'), site)
-    await writeFile(path.join(this.dir, 'nginx.conf'), renderLocalNginx(this.dir))
-    // Workers may run as another user (nobody, when started as root): let them write temp files.
-    for (const sub of ['', 'client_body', 'proxy']) await chmod(path.join(this.dir, sub), 0o777)
-    let errors = ''
-    this.nginx = spawn(nginxBin, ['-p', this.dir, '-c', path.join(this.dir, 'nginx.conf'), '-e', path.join(this.dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] })
-    this.nginx.stderr!.on('data', (d) => (errors += d))
-    this.nginxExited = once(this.nginx, 'exit')
+    const site = renderSite(kind, { upstreams: this.instances.map((i) => ({ name: i.id, address: new URL(i.url).host })), listen: `${host}:${port}` }, { checkTiming: this.options.checkTiming })
+    let args: string[]
+    if (kind === 'nginx') {
+      for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(path.join(dir, sub))
+      await writeFile(path.join(dir, 'fleetgate.conf'), site)
+      await writeFile(path.join(dir, 'nginx.conf'), renderLocal(kind, dir))
+      // Workers may run as another user (nobody, when started as root): let them write temp files.
+      for (const sub of ['', 'client_body', 'proxy']) await chmod(path.join(dir, sub), 0o777)
+      args = ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')]
+    } else {
+      await writeFile(path.join(dir, 'haproxy-local.cfg'), renderLocal(kind, dir))
+      await writeFile(path.join(dir, 'fleetgate.cfg'), site)
+      args = ['-db', '-f', path.join(dir, 'haproxy-local.cfg'), '-f', path.join(dir, 'fleetgate.cfg')]
+    }
+    this.balancer = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    this.balancer.stderr!.on('data', (d) => (this.balancerOutput = (this.balancerOutput + d).slice(-BALANCER_OUTPUT_KEPT)))
+    this.balancerExited = once(this.balancer, 'exit')
     this.url = `http://${host}:${port}`
-    const failed = this.nginxExited.then(() => {
-      throw new Error(`nginx exited: ${errors}`)
+    const failed = this.balancerExited.then(() => {
+      throw new Error(`${kind} exited: ${this.balancerOutput}`)
     })
     failed.catch(() => undefined)
     await Promise.race([waitReady(this.url), failed])
@@ -117,9 +137,10 @@ export class LocalCluster {
   }
 
   /**
-   * Starts a stopped instance again under the same id and on the same port, so nginx's
-   * upstream finds it, and resolves once its /readyz answers 200. The new process takes the
-   * old one's place in `instances`.
+   * Starts a stopped instance again under the same id and on the same port, so the balancer
+   * finds it, and resolves once its /readyz answers 200 and, behind HAProxy, HAProxy has it back
+   * in rotation (nginx has no such state: it tries the instance again on its own). The new
+   * process takes the old one's place in `instances`.
    */
   async startAgain(instance: LocalInstance): Promise<LocalInstance> {
     const index = this.instances.indexOf(instance)
@@ -127,28 +148,59 @@ export class LocalCluster {
     if (instance.child.exitCode === null && instance.child.signalCode === null) throw new Error(`instance ${instance.id} is still running`)
     const started = await this.startInstance(instance.id, Number(new URL(instance.url).port))
     this.instances[index] = started
+    if (this.balancerKind === 'haproxy') await this.inRotation(started)
     return started
   }
 
-  /** What nginx has written to its error log so far (level warn and above), '' before it started. */
-  async nginxErrorLog(): Promise<string> {
-    if (!this.dir) return ''
+  /**
+   * The balancer's account of what went wrong so far: nginx's error log (level warn and above), or
+   * HAProxy's log (requests that failed, were retried or redispatched; servers going down and up).
+   */
+  async balancerLog(): Promise<string> {
+    if (this.balancerKind === 'haproxy' || !this.dir) return this.balancerOutput
     return readFile(path.join(this.dir, 'error.log'), 'utf8').catch(() => '')
+  }
+
+  /** HAProxy's state of each instance (`UP`, `DOWN`, `UP 1/2`, …) by instance id, from its admin socket. */
+  async balancerStates(): Promise<Map<string, string>> {
+    if (this.balancerKind !== 'haproxy' || !this.dir) throw new Error('only HAProxy reports the state of its servers')
+    const socket = connect(path.join(this.dir, 'admin.sock'))
+    let text = ''
+    socket.on('data', (d) => (text += d))
+    socket.end('show stat\n')
+    await once(socket, 'close')
+    const rows = text.split('\n').map((line) => line.split(','))
+    const column = (rows[0] ?? []).indexOf('status')
+    return new Map(rows.filter((r) => r[0] === 'fleetgate' && r[1] !== 'BACKEND').map((r) => [r[1]!, r[column]!]))
+  }
+
+  /** Resolves once HAProxy has the instance in rotation (its health checks passed `rise` times). */
+  private async inRotation(instance: LocalInstance, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while ((await this.balancerStates()).get(instance.id) !== 'UP') {
+      if (Date.now() > deadline) throw new Error(`HAProxy did not put ${instance.id} back in rotation within ${timeoutMs} ms`)
+      await delay(50)
+    }
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    if (this.nginx && this.nginx.exitCode === null) {
-      this.nginx.kill('SIGQUIT')
-      await this.nginxExited
+    const stopInstances = () =>
+      Promise.all(
+        this.instances.map(async (i) => {
+          if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGTERM')
+          await i.exited
+        }),
+      )
+    // Behind HAProxy the instances go first: their drain ends as soon as HAProxy's checks took them out.
+    if (this.balancerKind === 'haproxy') await stopInstances()
+    if (this.balancer && this.balancer.exitCode === null) {
+      // nginx: finish what is under way; HAProxy: at once (a soft stop would wait for every device link).
+      this.balancer.kill(this.balancerKind === 'nginx' ? 'SIGQUIT' : 'SIGTERM')
+      await this.balancerExited
     }
-    await Promise.all(
-      this.instances.map(async (i) => {
-        if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGTERM')
-        await i.exited
-      }),
-    )
+    await stopInstances()
     await this.database?.drop().catch(() => undefined)
     if (this.dir) await rm(this.dir, { recursive: true, force: true })
   }
@@ -159,6 +211,7 @@ export class LocalCluster {
       env: {
         PATH: process.env.PATH ?? '',
         LOG_LEVEL: 'warn',
+        ...(this.balancerKind === 'haproxy' ? drainSettings(this.options.checkTiming ?? HAPROXY_CHECK_TIMING) : {}),
         ...this.options.env,
         HOST: '127.0.0.1',
         PORT: String(port),
@@ -189,6 +242,15 @@ export class LocalCluster {
     }
     return { id, url, child, exited }
   }
+}
+
+/**
+ * Behind HAProxy, an instance drains at SIGTERM (docs/deploy.md, "Rolling restart") until
+ * HAProxy's checks have taken it out: fall + 1 "draining" answers, 5 s at most.
+ */
+function drainSettings(checkTiming: string): Record<string, string> {
+  const fall = Number(/\bfall (\d+)/.exec(checkTiming)?.[1] ?? 3)
+  return { SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_DRAIN_CHECKS: String(fall + 1) }
 }
 
 /** Polls /readyz until it answers 200. */

@@ -23,6 +23,13 @@ export const EnvSchema = Type.Object(
     INSTANCE_ID: Type.Optional(
       Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$', description: "this instance's name among several (1–64 of A–Z a–z 0–9 . _ : -); unset: hostname-pid-random" }),
     ),
+    SHUTDOWN_DRAIN_SECONDS: Type.Number({
+      minimum: 0,
+      maximum: 60,
+      default: 0,
+      description: 'SIGTERM: longest time /readyz answers 503 "draining" while requests are still served, before the listener closes (0: no drain)',
+    }),
+    SHUTDOWN_DRAIN_CHECKS: PositiveInteger(3, "SIGTERM: the drain ends early once every health checker has had this many \"draining\" answers (the load balancer's fall count + 1)"),
     TRUST_PROXY: Text('comma-separated addresses or CIDR ranges of trusted load balancers, whose X-Forwarded-For gives the client address; unset: the socket peer address'),
     CLOUD_AUTH_USERS: Text('JSON object keyed by username: {password or password_hash (argon2id or scrypt PHC string), role, display_name}'),
     CLOUD_JWT_EXPIRE_HOURS: PositiveNumber(72, 'token lifetime'),

@@ -1,6 +1,7 @@
 import { Server as NetServer, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { delay } from '../lib/time.js'
+import type { ShutdownDrain } from './shutdown-drain.js'
 
 export interface GracefulCloseOptions {
   /**
@@ -9,6 +10,11 @@ export interface GracefulCloseOptions {
    * 2 s, and the server's `Keep-Alive: timeout=5` hint makes other clients close theirs in about 3 s).
    */
   keepAliveDrainMs?: number
+  /**
+   * The drain that ran before the close (SIGTERM, `serve`). When it ended with every health checker
+   * told, the load balancer has stopped sending here: idle connections are closed at once.
+   */
+  drain?: ShutdownDrain
 }
 
 /**
@@ -29,18 +35,23 @@ export interface GracefulCloseOptions {
  *   method: `http.Server#close` also closes idle connections at once, Node ≥ 19), and the idle
  *   ones are left to their clients, which use one once more (answered with `Connection: close`)
  *   or close it at their keep-alive time-out, for at most `keepAliveDrainMs`.
+ * - Unless a drain (`ShutdownDrain`, run before `close`) ended with the load balancer's health
+ *   checks told: it sends nothing here any more, so idle connections are closed at once.
+ * The drain also closes the gap the points above leave open: closing the listener resets the
+ * connections still in its accept queue, after the balancer may have written a request on them;
+ * once the balancer has taken the instance out, there are none.
  *
  * Installed at the root before any plugin: root `preClose` hooks run before those of the
  * plugins registered under it.
  */
-export function installGracefulClose(app: FastifyInstance, { keepAliveDrainMs = 0 }: GracefulCloseOptions = {}): void {
+export function installGracefulClose(app: FastifyInstance, { keepAliveDrainMs = 0, drain }: GracefulCloseOptions = {}): void {
   let closing = false
   const idle = trackIdleKeepAlive(app)
   app.addHook('preClose', async () => {
     closing = true
     if (!app.server.listening) return
     // Fastify closes the server again after every preClose hook and then waits for the last connection.
-    if (keepAliveDrainMs <= 0) return void app.server.close()
+    if (keepAliveDrainMs <= 0 || drain?.end === 'checked') return void app.server.close()
     NetServer.prototype.close.call(app.server)
     const drained = await Promise.race([idle.drained().then(() => true), delay(keepAliveDrainMs).then(() => false)])
     if (!drained) app.log.info({ idle: idle.peers() }, `idle keep-alive connections still open after ${keepAliveDrainMs} ms; closing them`)

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { errorBody, RETRY_AFTER_SECONDS } from '../errors.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { withTimeout } from '../lib/time.js'
+import type { ShutdownDrain } from './shutdown-drain.js'
 
 export interface ReadinessCheck {
   name: string
@@ -9,11 +10,19 @@ export interface ReadinessCheck {
 }
 
 /** /healthz, /readyz and /metrics: no credentials (contract §1). */
-export async function opsRoutes(app: FastifyInstance, { metrics, readiness, instanceId }: { metrics: Metrics; readiness: ReadinessCheck[]; instanceId: string }) {
+export async function opsRoutes(
+  app: FastifyInstance,
+  { metrics, readiness, instanceId, drain }: { metrics: Metrics; readiness: ReadinessCheck[]; instanceId: string; drain?: ShutdownDrain },
+) {
   const tags = ['ops']
   app.get('/healthz', { schema: { tags } }, async () => ({ success: true, status: 'ok' }))
 
-  app.get('/readyz', { schema: { tags } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { tags } }, async (request, reply) => {
+    // Stopping (SIGTERM): not ready from the first moment, so the load balancer takes it out.
+    if (drain?.readinessAsked(request)) {
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS.service_unavailable))
+      return reply.status(503).send(errorBody('service_unavailable', 'Not ready: this instance is stopping', { status: 'draining', instance: instanceId }))
+    }
     const failed: string[] = []
     await Promise.all(
       readiness.map(async (r) => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { connect } from 'node:net'
 import path from 'node:path'
 import { once } from 'node:events'
 
@@ -57,4 +58,23 @@ export async function startServerProcess(env: Record<string, string>, asCommand 
     run.exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${run.err()} ${run.out()}`)))
   })
   return { child: run.child, url, stdout: run.out, stderr: run.err, exited: run.exited }
+}
+
+/** Whether a new connection to 127.0.0.1:`port` is accepted: the server still listens. */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const probe = connect(port, '127.0.0.1')
+    probe.once('connect', () => {
+      probe.destroy()
+      resolve(true)
+    })
+    probe.once('error', () => resolve(false))
+  })
+}
+
+/** SIGKILLs a server a test left running (after a failure) and waits until it is gone. */
+export async function killIfRunning(server: ServerProcess | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return
+  server.child.kill('SIGKILL')
+  await server.exited
 }

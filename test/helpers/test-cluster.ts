@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { findNginx, LocalCluster } from '../../src/cluster/local-cluster.js'
+import type { BalancerKind } from '../../src/cluster/balancer-config.js'
+import { findBalancer, LocalCluster, type LocalClusterOptions } from '../../src/cluster/local-cluster.js'
 import { DIALECTS, TEST_POSTGRES_URL } from './dialects.js'
 import { natsReachable, TEST_NATS_URL } from './nats.js'
 import { assertBuilt, CLI } from './server-process.js'
@@ -7,11 +8,11 @@ import { assertBuilt, CLI } from './server-process.js'
 export const CLUSTER_ADMIN = { username: 'root', password: 'root-password' }
 const USERS = { root: { password: CLUSTER_ADMIN.password, role: 'admin', display_name: 'Root' } }
 
-/** Whether the several-instance tests can run here: nginx, PostgreSQL and NATS (each required in CI). */
-export async function clusterRunnable(what: string): Promise<boolean> {
-  if (!findNginx()) {
-    if (process.env.CI) throw new Error('nginx is required in CI (apt-get install -y nginx; .ci/run does it)')
-    console.warn(`\n!!! nginx is not installed: SKIPPING ${what} (apt-get install -y nginx) !!!\n`)
+/** Whether the several-instance tests can run here: the load balancer (nginx unless told), PostgreSQL and NATS (each required in CI). */
+export async function clusterRunnable(what: string, balancer: BalancerKind = 'nginx'): Promise<boolean> {
+  if (!findBalancer(balancer)) {
+    if (process.env.CI) throw new Error(`${balancer} is required in CI (apt-get install -y ${balancer}; .ci/run does it)`)
+    console.warn(`\n!!! ${balancer} is not installed: SKIPPING ${what} (apt-get install -y ${balancer}) !!!\n`)
     return false
   }
   return DIALECTS.includes('postgres') && (await natsReachable(what))
@@ -23,11 +24,15 @@ export interface TestCluster {
   token: string
 }
 
-/** `instances` compiled servers on a fresh PostgreSQL database and the test NATS, behind nginx, with an administrator signed in. */
+/**
+ * `instances` compiled servers on a fresh PostgreSQL database and the test NATS, behind nginx
+ * (or `balancer.balancer`), with an administrator signed in.
+ */
 export async function startTestCluster(
   instances: number,
   env: Record<string, string> = {},
   log?: (instance: string, line: string) => void,
+  balancer: Pick<LocalClusterOptions, 'balancer' | 'checkTiming'> = {},
 ): Promise<TestCluster> {
   assertBuilt()
   const cluster = new LocalCluster({
@@ -36,6 +41,8 @@ export async function startTestCluster(
     natsUrl: TEST_NATS_URL,
     port: 0,
     cli: CLI,
+    balancer: 'nginx',
+    ...balancer,
     env: { CLOUD_AUTH_USERS: JSON.stringify(USERS), LOG_LEVEL: 'warn', ...env },
     log,
   })

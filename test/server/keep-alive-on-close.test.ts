@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js'
+import { acceptsConnections, killIfRunning, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 
 /** Resolves with the next complete HTTP answer read on `socket` (head and the JSON body it announces). */
 function nextAnswer(socket: Socket): Promise<string> {
@@ -21,16 +21,6 @@ function nextAnswer(socket: Socket): Promise<string> {
   })
 }
 
-const refused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = connect(port, '127.0.0.1')
-    probe.once('connect', () => {
-      probe.destroy()
-      resolve(false)
-    })
-    probe.once('error', () => resolve(true))
-  })
-
 /**
  * SIGTERM behind a proxy (§13 rolling restart): an idle keep-alive connection is not closed under
  * its client the moment the server stops listening. nginx may be sending a POST on it right then,
@@ -39,10 +29,7 @@ const refused = (port: number) =>
 describe('a stopping server and the idle keep-alive connections of its clients', () => {
   let server: ServerProcess | undefined
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGKILL')
-      await server.exited
-    }
+    await killIfRunning(server)
   })
 
   it('stops accepting connections, still answers a request sent on an idle one (with Connection: close), then exits 0', { timeout: 30_000 }, async () => {
@@ -57,7 +44,7 @@ describe('a stopping server and the idle keep-alive connections of its clients',
     }
 
     server.child.kill('SIGTERM')
-    await expect.poll(() => refused(port), { timeout: 5000, interval: 20 }).toBe(true)
+    await expect.poll(() => acceptsConnections(port), { timeout: 5000, interval: 20 }).toBe(false)
     const answer = nextAnswer(socket)
     socket.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')
     const text = await answer

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { hashPasswordSync } from '../../src/auth/password-hash.js'
-import { assertBuilt, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
+import { assertBuilt, killIfRunning, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { TEST_HASH_SPEC } from '../helpers/test-app.js'
 
 const run = promisify(execFile)
@@ -20,10 +20,7 @@ describe('a production install (npm ci --omit=dev on built output)', () => {
   let server: ServerProcess | undefined
 
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGKILL')
-      await server.exited
-    }
+    await killIfRunning(server)
     rmSync(dir, { recursive: true, force: true })
   })
 
