@@ -39,7 +39,7 @@ export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: D
     log: deps.log,
     changed: (rollout, machine) => machineChanged(rollout.rollout_id, machine),
   })
-  const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
+  const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, metrics, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
   const reports = new RolloutReports({ repo, metrics, log: deps.log, changed: machineChanged })
   const service = new RolloutService({ db: deps.storage.db, repo, devices, engine })
   return { repo, service, reports, engine }

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Database } from '../../storage/database.js'
 import type { Db } from '../../storage/storage.js'
+import { inTransaction } from '../../storage/transaction.js'
 import { emptyCounts, ENDED_STATES, IN_PROGRESS_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
 
 export type RolloutRow = Selectable<Database['rollouts']>
@@ -50,9 +51,14 @@ const CHANGED_COLUMNS = ['device_id', 'stage', 'state', 'progress', 'error'] as 
 export class RolloutRepository {
   constructor(private readonly db: Db) {}
 
+  /** The same repository inside a transaction, so a decision commits with its consequences. */
+  in(trx: Db): RolloutRepository {
+    return new RolloutRepository(trx)
+  }
+
   /** Inserts the rollout and its machines; the first stage's machines wait for an offer. Undefined when another rollout is active. */
   async create(r: NewRollout): Promise<RolloutRow | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const row = await trx
         .insertInto('rollouts')
         .values({
@@ -208,7 +214,7 @@ export class RolloutRepository {
 
   /** Opens stage `stage + 1` of a running rollout: its machines start waiting. Undefined when another decision came first. */
   async openNextStage(rolloutId: string, stage: number, now: number): Promise<ChangedMachine[] | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const moved = await trx
         .updateTable('rollouts')
         .set({ stage: stage + 1, stage_opened_at: now, stage_ended_at: null, updated_at: now })

@@ -5,6 +5,7 @@ import { findReleaseSummary } from '../../firmware/release-repository.js'
 import { nowSeconds } from '../../lib/time.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
+import { inTransaction } from '../../storage/transaction.js'
 import type { DeviceRepository } from '../devices/device-repository.js'
 import type { RolloutEngine } from './rollout-engine.js'
 import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
@@ -43,25 +44,30 @@ export class RolloutService {
     const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
     const order = stableOrder(rolloutId, targets)
     const stageOf = stageOfPositions(stages, order.length)
-    const row = await repo.create({
-      rollout_id: rolloutId,
-      release_id: release.release_id,
-      display_version: release.display_version,
-      stages,
-      max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
-      soak_seconds: body.soak_seconds ?? 0,
-      created_by: actor,
-      machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
-      now: nowSeconds(),
+    // The rollout and its audit record commit together.
+    const row = await inTransaction(this.deps.db, async (trx) => {
+      const created = await repo.in(trx).create({
+        rollout_id: rolloutId,
+        release_id: release.release_id,
+        display_version: release.display_version,
+        stages,
+        max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
+        soak_seconds: body.soak_seconds ?? 0,
+        created_by: actor,
+        machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
+        now: nowSeconds(),
+      })
+      if (!created) return undefined
+      await writeAudit(trx, {
+        actor,
+        action: 'rollout.create',
+        outcome: 'created',
+        release_id: release.release_id,
+        detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds) },
+      })
+      return created
     })
     if (!row) throw activeConflict()
-    await writeAudit(this.deps.db, {
-      actor,
-      action: 'rollout.create',
-      outcome: 'created',
-      release_id: release.release_id,
-      detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(row.max_failure_ratio), soak_seconds: Number(row.soak_seconds) },
-    })
     const rollout = await this.view(row)
     engine.announce(row, rollout.counts)
     engine.nudge()
@@ -74,17 +80,16 @@ export class RolloutService {
     const { from, to } = TRANSITIONS[action]
     // A resume accepts the failures of the open stage: only stages opened after it are checked again (§14).
     const extra = action === 'resume' ? { check_failures_from: Number(row.stage) + 1 } : {}
-    if (!(await repo.transition(rolloutId, from, to, nowSeconds(), extra))) {
+    // The transition and its audit record commit together.
+    const moved = await inTransaction(this.deps.db, async (trx) => {
+      if (!(await repo.in(trx).transition(rolloutId, from, to, nowSeconds(), extra))) return false
+      await writeAudit(trx, { actor, action: `rollout.${action}`, outcome: to, release_id: row.release_id, detail: { rollout_id: rolloutId, stage: Number(row.stage) } })
+      return true
+    })
+    if (!moved) {
       const current = (await repo.find(rolloutId))?.state ?? row.state
       throw new AppError('conflict', `Rollout ${rolloutId} is ${current}: it cannot ${action}`, { state: current })
     }
-    await writeAudit(this.deps.db, {
-      actor,
-      action: `rollout.${action}`,
-      outcome: to,
-      release_id: row.release_id,
-      detail: { rollout_id: rolloutId, stage: Number(row.stage) },
-    })
     const rollout = await this.view(await this.find(rolloutId))
     engine.announce(row, rollout.counts, rollout.state, rollout.stage)
     if (to === 'running') engine.nudge()
