@@ -59,7 +59,8 @@ export class LinkServer {
   /** Backstop for a lost takeover notice: reads the claims made since its last pass. */
   private readonly fenceCheck: PeriodicTask
   /** When the last fence check that succeeded began (seconds): the next one reads the claims since, with overlap. */
-  private fencesCheckedAt = Date.now() / 1000
+  /** When the last fence check started, on this instance's monotonic clock (a duration is all it measures). */
+  private fencesCheckedAt = performance.now()
   /** The database steps of registrations under way go in batches: one statement per step for many links. */
   private readonly admissions: CallBatcher<RegisterFrame, AdmitVerdict>
   private readonly claims: CallBatcher<LinkClaim, number | undefined>
@@ -223,8 +224,8 @@ export class LinkServer {
    * claimed after this server started, and so was any claim that passed it.
    */
   async checkFences(): Promise<void> {
-    const started = Date.now() / 1000
-    const claimed = await this.deps.store.claimedSince(this.fencesCheckedAt - FENCE_CHECK_OVERLAP_S)
+    const started = performance.now()
+    const claimed = await this.deps.store.claimedWithin((started - this.fencesCheckedAt) / 1000 + FENCE_CHECK_OVERLAP_S)
     this.fencesCheckedAt = started
     for (const [deviceId, generation] of claimed) {
       const link = this.deps.registry.get(deviceId)

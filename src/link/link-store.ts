@@ -30,8 +30,11 @@ export interface LinkStore {
   claimAll(claims: readonly LinkClaim[], instanceId: string): Promise<(number | undefined)[]>
   /** The current fencing generation of each given device (absent: no record). */
   generations(deviceIds: readonly string[]): Promise<Map<string, number>>
-  /** The current fencing generation of every device whose link was claimed at or after `since` (seconds). */
-  claimedSince(since: number): Promise<Map<string, number>>
+  /**
+   * The current fencing generation of every device whose link was claimed in the last `seconds`,
+   * by the database's clock (claims are stamped with it, whichever instance made them).
+   */
+  claimedWithin(seconds: number): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
   /** Writes each link's last heartbeat and clears the holder, unless a newer link took the record. */

@@ -6,6 +6,7 @@ import type { RegisterFrame } from '../../protocol/frames.js'
 import { sql, type Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { type Db, type Tx } from '../../storage/storage.js'
+import type { DatabaseClock } from '../../storage/database-clock.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
@@ -71,7 +72,10 @@ export const prefixRange = (prefix: string): [string, string] => [prefix, `${pre
 
 /** The device registry: records that persist across restarts, and the link bookkeeping. */
 export class DeviceRepository implements LinkStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: DatabaseClock,
+  ) {}
 
   /**
    * A batch costs one read of the keys and one insert of the ids never seen. The rare cases (a
@@ -165,7 +169,7 @@ export class DeviceRepository implements LinkStore {
             link_instance: instanceId,
             link_id: eb.ref('claim.link_id'),
             link_generation: eb('devices.link_generation', '+', 1),
-            link_claimed_at: Date.now() / 1000,
+            link_claimed_at: this.clock.now,
           }))
           .whereRef('devices.device_id', '=', 'claim.device_id')
           .returning(['devices.device_id', 'devices.link_generation'])
@@ -190,8 +194,8 @@ export class DeviceRepository implements LinkStore {
     return result
   }
 
-  async claimedSince(since: number): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
+  async claimedWithin(seconds: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', this.clock.shifted(-seconds)).execute()
     return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
   }
 
