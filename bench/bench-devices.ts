@@ -52,7 +52,7 @@ export async function startDevice(job: DeviceJob, wrapper: string[] = []): Promi
 }
 
 async function linkDevice(job: Extract<DeviceJob, { kind: 'link' }>): Promise<void> {
-  const { DeviceAgent, ok, RouteTable } = await import('../src/sdk/index.js')
+  const { DeviceAgent, ok, RouteTable } = await import('@fleetgate/device-agent')
   const routes = new RouteTable().get('/hardware/position', () => ok(POSITION))
   const agent = new DeviceAgent({ url: job.url, deviceId: job.deviceId, key: job.key, version: 'bench', routes, maxConcurrentRequests: 64 })
   const registered = once(agent, 'registered')

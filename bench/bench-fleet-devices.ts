@@ -9,7 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { RawLink, sourceAddress } from './bench-raw-link.js'
-import { Backoff } from '../src/sdk/backoff.js'
+import { Backoff } from '@fleetgate/device-agent'
 
 const HERE = fileURLToPath(import.meta.url)
 /** Links being opened at once per process (each instance lets 1,000 sockets wait for registration). */

@@ -8,9 +8,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { sendBatched } from '../src/protocol/batched-send.js'
-import { DEVICE_LINK_PATH } from '../src/protocol/frames.js'
-import { RequestIds } from '../src/protocol/request-ids.js'
+import { DEVICE_LINK_PATH, RequestIds, sendBatched } from '@fleetgate/device-agent/protocol'
 
 interface Answer {
   status: number

@@ -24,7 +24,7 @@ import { startDevice, type DeviceProcess } from './bench-devices.js'
 import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 import { startTarget } from './bench-targets.js'
-import { MAX_IN_FLIGHT } from '../src/protocol/limits.js'
+import { MAX_IN_FLIGHT } from '@fleetgate/device-agent/protocol'
 import { option } from './bench-options.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'

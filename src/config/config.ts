@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import path from 'node:path'
 import { hashPasswordSync, parsePasswordHash, PasswordHashError, verifyPasswordSync } from '../auth/password-hash.js'
-import { isPlainObject } from '../lib/is-plain-object.js'
+import { isPlainObject } from '@fleetgate/device-agent/lib'
 import { ConfigError } from './config-error.js'
 import { readEnv } from './env-schema.js'
 

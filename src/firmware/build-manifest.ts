@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { crc32Hex } from '../lib/crc32.js'
+import { crc32Hex } from '@fleetgate/device-agent/lib'
 import type { FirmwareManifest, ProductInfo } from './manifest-schema.js'
 
 export interface ManifestFields {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
-import { isIdentifier } from '../protocol/ids.js'
+import { isIdentifier } from '@fleetgate/device-agent/protocol'
 
 // Each `description` completes the sentence "manifest.<field> must be …" in rejection reasons.
 

@@ -1,8 +1,7 @@
 import websocket from '@fastify/websocket'
 import type { FastifyPluginAsync } from 'fastify'
 import { badRequest } from '../errors.js'
-import { DEVICE_LINK_PATH } from '../protocol/frames.js'
-import { MAX_FRAME_BYTES } from '../protocol/limits.js'
+import { DEVICE_LINK_PATH, MAX_FRAME_BYTES } from '@fleetgate/device-agent/protocol'
 import type { LinkServer } from './link-server.js'
 
 /** GET /api/v1/device-link: the WebSocket pick-and-place machines keep open (contract §4). */

@@ -2,14 +2,10 @@ import type { Socket } from 'node:net'
 import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import type { FirmwareOfferFrame, FirmwareStatusFrame, HeartbeatFrame, ResponseFrame } from '../protocol/frames.js'
-import { requestFrameText } from '../protocol/frame-text.js'
+import { MAX_IN_FLIGHT, requestFrameText, RequestIds, sendBatched, type FirmwareOfferFrame, type FirmwareStatusFrame, type HeartbeatFrame, type ResponseFrame } from '@fleetgate/device-agent/protocol'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
-import { MAX_IN_FLIGHT } from '../protocol/limits.js'
 import type { LiveState } from './live-state.js'
-import { sendBatched } from '../protocol/batched-send.js'
-import { RequestIds } from '../protocol/request-ids.js'
 
 interface Pending {
   resolve(answer: DeviceAnswer): void

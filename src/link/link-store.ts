@@ -1,4 +1,4 @@
-import type { RegisterFrame } from '../protocol/frames.js'
+import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import type { DeviceLink, LinkIdentity } from './device-link.js'
 
 /** Why a register frame was refused, or `accepted`. */

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { Id } from '../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 
 /** Schemas shared by the device and admin sides of the platform. */
 

@@ -1,6 +1,5 @@
-import { isIdentifier } from '../protocol/ids.js'
-import { DeviceAgent } from '../sdk/device-agent.js'
-import type { BackoffOptions } from '../sdk/backoff.js'
+import { isIdentifier } from '@fleetgate/device-agent/protocol'
+import { DeviceAgent, type BackoffOptions } from '@fleetgate/device-agent'
 import { ControllerFirmwareHandler } from './machine/controller-firmware.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DeviceAgent, ok, RouteTable } from '../../src/sdk/index.js'
+import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { describeViolations, seriousViolations } from './harness/axe.js'
 import { chromiumAvailable, launchChromium, newContext, screenshot, signIn } from './harness/browser.js'
 import { startConsoleServer, type ConsoleServer } from './harness/console-server.js'

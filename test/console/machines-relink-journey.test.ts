@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fleetDeviceId, LinkFleet } from '../../bench/bench-relink.js'
-import { DEVICE_LINK_PATH } from '../../src/protocol/frames.js'
+import { DEVICE_LINK_PATH } from '@fleetgate/device-agent/protocol'
 import { describeViolations, seriousViolations } from './harness/axe.js'
 import { chromiumAvailable, launchChromium, newContext, screenshot, signIn } from './harness/browser.js'
 import { startConsoleServer, type ConsoleServer } from './harness/console-server.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DeviceRepository } from '../../src/gateway/devices/device-repository.js'
 import type { LinkClaim } from '../../src/link/link-store.js'
-import type { RegisterFrame } from '../../src/protocol/frames.js'
+import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import type { Storage } from '../../src/storage/storage.js'
 import { DIALECTS, openTestStorage } from '../helpers/dialects.js'
 

@@ -1,6 +1,6 @@
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_IN_FLIGHT } from '../../src/protocol/limits.js'
+import { MAX_IN_FLIGHT } from '@fleetgate/device-agent/protocol'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
 import { DEVICE_KEY, RawDevice } from '../gateway/helpers/raw-device.js'

@@ -5,7 +5,7 @@ import WebSocket from 'ws'
 import { DeviceLink } from '../../src/link/device-link.js'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import type { AdmitVerdict, LinkClaim, LinkStore } from '../../src/link/link-store.js'
-import type { RegisterFrame } from '../../src/protocol/frames.js'
+import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import { StatusWriter } from '../../src/link/status-writer.js'
 import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
 

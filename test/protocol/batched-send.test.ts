@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
-import { sendBatched } from '../../src/protocol/batched-send.js'
+import { sendBatched } from '@fleetgate/device-agent/protocol'
 
 /** Counts the writes a socket hands to the operating system (one `_write` or `_writev` each). */
 function countWrites(socket: Socket): { readonly count: number } {

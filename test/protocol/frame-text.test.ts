@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { requestFrameText, responseFrameText } from '../../src/protocol/frame-text.js'
-import { parseFrame } from '../../src/protocol/frames.js'
+import { parseFrame, requestFrameText, responseFrameText } from '@fleetgate/device-agent/protocol'
 
 const users = [
   { id: 'u1', username: 'alice', role: 'user' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FrameError, parseDeviceFrame, parseFrame, parseGatewayFrame } from '../../src/protocol/frames.js'
+import { FrameError, parseDeviceFrame, parseFrame, parseGatewayFrame } from '@fleetgate/device-agent/protocol'
 
 const register = { type: 'register', device_id: 'pnp-01', key: 'k'.repeat(16), hostname: 'pnp-01', version: '2.3.1' }
 const request = { type: 'request', id: 'r1', method: 'GET', path: '/hardware/position', query: {}, body: null, user: { id: 'u', username: 'u', role: 'user' } }

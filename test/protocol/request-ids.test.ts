@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RequestIds } from '../../src/protocol/request-ids.js'
+import { RequestIds } from '@fleetgate/device-agent/protocol'
 
 describe('link request ids', () => {
   it('are 11 base-36 digits, distinct and increasing, across the carry from the low digits', () => {

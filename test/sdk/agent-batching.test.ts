@@ -1,7 +1,6 @@
 import { Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DeviceAgent } from '../../src/sdk/device-agent.js'
-import { ok, RouteTable } from '../../src/sdk/route-table.js'
+import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { FakeGateway } from './fake-gateway.js'
 
 type WriteMethod = (this: Socket, ...args: unknown[]) => void

@@ -1,7 +1,6 @@
 import { once } from 'node:events'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DeviceAgent, DeviceAgentError, type DeviceAgentOptions, type DisconnectInfo } from '../../src/sdk/device-agent.js'
-import { ok, RouteTable } from '../../src/sdk/route-table.js'
+import { DeviceAgent, DeviceAgentError, ok, RouteTable, type DeviceAgentOptions, type DisconnectInfo } from '@fleetgate/device-agent'
 import { FakeGateway } from './fake-gateway.js'
 
 const KEY = 'device-secret-0123456789'

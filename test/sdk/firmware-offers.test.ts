@@ -10,7 +10,7 @@ import {
   type FirmwareOptions,
   type FirmwareStatus,
   type RunningFirmware,
-} from '../../src/sdk/index.js'
+} from '@fleetgate/device-agent'
 import { FakeGateway } from './fake-gateway.js'
 import { IMAGE_PATH, ImageServer, imageBytes, offerFor } from './image-server.js'
 import { statusesUntil, type StatusFrame } from './status-frames.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gatewayHttpUrl } from '../../src/sdk/index.js'
+import { gatewayHttpUrl } from '@fleetgate/device-agent'
 
 const PATH = '/api/v1/firmware/slave/releases/rel-2/system.bin'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { crc32Hex } from '../../src/lib/crc32.js'
-import type { FirmwareOffer } from '../../src/sdk/index.js'
+import { crc32Hex } from '@fleetgate/device-agent/lib'
+import type { FirmwareOffer } from '@fleetgate/device-agent'
 
 export const IMAGE_PATH = '/api/v1/firmware/slave/releases/rel-2/system.bin'
 

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { downloadResumable, DownloadError } from '../../src/sdk/index.js'
+import { DownloadError, downloadResumable } from '@fleetgate/device-agent'
 import { IMAGE_PATH, ImageServer, imageBytes } from './image-server.js'
 
 describe('downloadResumable', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { deviceLinkUrl } from '../../src/sdk/device-link-url.js'
-import { ok, RouteError, RouteTable } from '../../src/sdk/route-table.js'
+import { deviceLinkUrl, ok, RouteError, RouteTable } from '@fleetgate/device-agent'
 
 const user = { id: 'u', username: 'u', role: 'user' }
 const call = (routes: RouteTable, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body: unknown = null) =>

@@ -1,4 +1,4 @@
-import type { FirmwareStatus } from '../../src/sdk/index.js'
+import type { FirmwareStatus } from '@fleetgate/device-agent'
 import type { FakeLink } from './fake-gateway.js'
 
 export type StatusFrame = FirmwareStatus & { type: 'firmware-status' }

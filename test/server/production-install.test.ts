@@ -32,6 +32,8 @@ describe('a production install (npm ci --omit=dev on built output)', () => {
     for (const file of ['package.json', 'package-lock.json']) cpSync(file, path.join(dir, file))
     cpSync('dist/src', path.join(dir, 'dist/src'), { recursive: true })
     cpSync('dist/console', path.join(dir, 'dist/console'), { recursive: true })
+    // The device agent package (an npm workspace the server imports the protocol from), as built.
+    for (const file of ['package.json', 'dist']) cpSync(path.join('packages/device-agent', file), path.join(dir, 'packages/device-agent', file), { recursive: true })
     await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 200_000 })
     // The build tools are not there: whatever starts, starts without them.
     for (const dev of ['typescript', 'vite', 'vitest', '@vitejs/plugin-react']) expect(existsSync(path.join(dir, 'node_modules', dev)), dev).toBe(false)

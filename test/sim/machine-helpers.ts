@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../../src/protocol/frames.js'
+import type { HttpMethod } from '@fleetgate/device-agent/protocol'
 import { ManualClock } from '../../src/sim/machine/clock.js'
 import { PickAndPlaceMachine, type MachineOptions } from '../../src/sim/machine/machine.js'
 

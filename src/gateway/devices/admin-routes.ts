@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
-import { CLOSE_CODES } from '../../protocol/close-codes.js'
+import { CLOSE_CODES } from '@fleetgate/device-agent/protocol'
 import { listAudit, writeAudit } from '../../storage/audit-repository.js'
 import type { GatewayContext } from '../gateway-context.js'
 import { bindingEvent } from './binding-event.js'

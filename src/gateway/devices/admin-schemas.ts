@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 
 /** Gateway usernames: configured ones (`A–Z a–z 0–9 . _ @ -`) and mini-program ones (`wechat_…`). */
 export const Username = Type.String({ pattern: '^(?!\\.\\.?$)[A-Za-z0-9._@:-]{1,128}$', description: 'Gateway username' })

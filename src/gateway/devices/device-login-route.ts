@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { throttleKey } from '../../auth/login-throttle.js'
 import { AppError } from '../../errors.js'
-import { isPlainObject } from '../../lib/is-plain-object.js'
+import { isPlainObject } from '@fleetgate/device-agent/lib'
 import { badDeviceResponse, deviceError, deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { DeviceLoginAnswer, DeviceLoginBody, DeviceParams } from './device-schemas.js'

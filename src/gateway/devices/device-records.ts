@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import type { DeviceRouting } from '../../link/bus/device-bus.js'
-import { isPlainObject } from '../../lib/is-plain-object.js'
+import { isPlainObject } from '@fleetgate/device-agent/lib'
 import type { LiveState } from '../../link/live-state.js'
 import type { DeviceRow } from './device-repository.js'
 import type { ConnectionRecord, DeviceRecord } from './device-schemas.js'

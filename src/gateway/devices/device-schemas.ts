@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 
 const Seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description: `${description}; seconds since epoch, fractional (null: never)` })
 const AnyObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import { AppError, type ErrorCode } from '../../errors.js'
-import { isPlainObject } from '../../lib/is-plain-object.js'
+import { isPlainObject } from '@fleetgate/device-agent/lib'
 import { deviceMessage } from '../forwarding/device-answers.js'
 import { requestUser, type GatewayContext } from '../gateway-context.js'
 import { connectionRecord, liveRecord } from './device-records.js'

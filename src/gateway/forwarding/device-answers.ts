@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js'
-import { isPlainObject } from '../../lib/is-plain-object.js'
+import { isPlainObject } from '@fleetgate/device-agent/lib'
 import type { DeviceAnswer } from '../../link/bus/device-bus.js'
 
 

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import type { HttpMethod } from '../../protocol/frames.js'
+import type { HttpMethod } from '@fleetgate/device-agent/protocol'
 import {
   AnyObjectBody,
   checkBase64Body,

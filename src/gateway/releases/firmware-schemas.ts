@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 
 export const ReleaseIdParams = Type.Object({ release_id: Id('Release id') })
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { LinkRegistry } from '../../link/link-registry.js'
 import type { DeviceLink } from '../../link/device-link.js'
-import type { FirmwareOfferFrame } from '../../protocol/frames.js'
+import type { FirmwareOfferFrame } from '@fleetgate/device-agent/protocol'
 import type { ActiveRelease } from '../../firmware/release-repository.js'
 import { nowSeconds } from '../../lib/time.js'
 import type { RolloutMetrics } from './rollout-metrics.js'

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { DeviceLink } from '../../link/device-link.js'
-import type { FirmwareStatusFrame } from '../../protocol/frames.js'
+import type { FirmwareStatusFrame } from '@fleetgate/device-agent/protocol'
 import { nowSeconds } from '../../lib/time.js'
 import { RETRY_SECONDS } from './rollout-offers.js'
 import type { RolloutMetrics } from './rollout-metrics.js'

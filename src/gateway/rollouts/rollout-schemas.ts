@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 import { MACHINE_STATES, RolloutCounts, ROLLOUT_STATES } from './rollout-states.js'
 
 export const DEFAULT_STAGES = [10, 100]

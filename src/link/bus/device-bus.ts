@@ -1,4 +1,4 @@
-import type { RequestFrame, ResponseFrame } from '../../protocol/frames.js'
+import type { RequestFrame, ResponseFrame } from '@fleetgate/device-agent/protocol'
 import type { LinkHint, LiveState } from '../live-state.js'
 
 /** A forwarded call as the bus carries it: a request frame without its type and id. */

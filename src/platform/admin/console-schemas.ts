@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 import { BindStatus } from '../binding/bind-schemas.js'
 import { CommandRecord } from '../commands/command-record.js'
 import { DeviceConfig } from '../device-config/config-schemas.js'

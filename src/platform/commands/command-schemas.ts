@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 import { BeforeCursor, ListLimit } from '../platform-schemas.js'
 import { CommandStatusSchema } from './command-record.js'
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 import { AckEntry } from '../commands/command-schemas.js'
 import { DeviceRecord } from '../devices/device-record.js'
 import { JsonObject, Millis } from '../platform-schemas.js'

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Id } from '../../protocol/ids.js'
+import { Id } from '@fleetgate/device-agent/protocol'
 import { BeforeCursor, ListLimit, Millis, Nullable, StringEnum } from '../platform-schemas.js'
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const

@@ -1,4 +1,4 @@
-import { ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
+import { ok, RouteError, type RouteTable } from '@fleetgate/device-agent'
 import { renderBoardImage, renderLowerView, renderUpperView, type CameraFrame } from './camera-views.js'
 import { toSeconds } from './clock.js'
 import type { PickAndPlaceMachine } from './machine.js'

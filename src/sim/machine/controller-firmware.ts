@@ -1,5 +1,5 @@
 import { delay } from '../../lib/time.js'
-import type { FirmwareHandler, FirmwareOffer, RunningFirmware } from '../../sdk/index.js'
+import type { FirmwareHandler, FirmwareOffer, RunningFirmware } from '@fleetgate/device-agent'
 import type { PickAndPlaceMachine } from './machine.js'
 
 /** The motion controller's firmware (the "slave" releases of contract §6), as the heartbeat reports it. */

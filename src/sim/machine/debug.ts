@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ok, type RouteTable } from '../../sdk/route-table.js'
+import { ok, type RouteTable } from '@fleetgate/device-agent'
 import type { PickAndPlaceMachine } from './machine.js'
 import { parseBody, queryValue } from './validate-body.js'
 

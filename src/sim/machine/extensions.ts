@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ok, type RouteTable } from '../../sdk/route-table.js'
+import { ok, type RouteTable } from '@fleetgate/device-agent'
 import { toSeconds } from './clock.js'
 import type { PickAndPlaceMachine } from './machine.js'
 import { conflict, notFound } from './validate-body.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
+import { ok, RouteError, type RouteTable } from '@fleetgate/device-agent'
 import { limitViolation, MAX_SPEED_MM_S, type Position } from './axes.js'
 import { toSeconds } from './clock.js'
 import type { PickAndPlaceMachine } from './machine.js'

@@ -1,4 +1,4 @@
-import { RouteTable, type HttpMethod, type RouteHandler } from '../../sdk/index.js'
+import { RouteTable, type HttpMethod, type RouteHandler } from '@fleetgate/device-agent'
 import { Axes } from './axes.js'
 import { Calibration } from './calibration.js'
 import { Cameras, registerCameraRoutes, type CameraOptions } from './cameras.js'

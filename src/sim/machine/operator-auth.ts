@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { sameSecret } from '../../auth/secrets.js'
-import { ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
+import { ok, RouteError, type RouteTable } from '@fleetgate/device-agent'
 import { parseBody } from './validate-body.js'
 
 export interface Operator {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { created, ok, RouteError, type RouteTable } from '../../sdk/route-table.js'
+import { created, ok, RouteError, type RouteTable } from '@fleetgate/device-agent'
 import { parsePlacementFile } from '../placement/parse-placement-file.js'
 import { PlacementError } from '../placement/placement-schema.js'
 import { toSeconds, type Clock } from './clock.js'

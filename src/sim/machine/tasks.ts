@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ok, type RouteTable } from '../../sdk/route-table.js'
+import { ok, type RouteTable } from '@fleetgate/device-agent'
 import type { Position } from './axes.js'
 import { BoardLayout } from './board.js'
 import { toSeconds } from './clock.js'

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { RouteError } from '../../sdk/route-table.js'
+import { RouteError } from '@fleetgate/device-agent'
 
 /** The body checked against its schema; a 400 naming the first bad field otherwise. A missing body counts as `{}`. */
 export function parseBody<T extends TSchema>(schema: T, body: unknown): Static<T> {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ID_PATTERN } from '../../protocol/ids.js'
-import { created, ok, type RouteTable } from '../../sdk/route-table.js'
+import { ID_PATTERN } from '@fleetgate/device-agent/protocol'
+import { created, ok, type RouteTable } from '@fleetgate/device-agent'
 import type { PickAndPlaceMachine } from './machine.js'
 import type { Order } from './orders.js'
 import { conflict, notFound, parseBody, queryValue } from './validate-body.js'

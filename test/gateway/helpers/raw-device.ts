@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import WebSocket from 'ws'
-import type { RequestFrame } from '../../../src/protocol/frames.js'
+import type { RequestFrame } from '@fleetgate/device-agent/protocol'
 
 export type Answer = { status: number; data: unknown } | undefined
 export type RequestHandler = (frame: RequestFrame) => Answer | Promise<Answer>

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { MAX_FRAME_BYTES } from '../../../src/protocol/limits.js'
+import { MAX_FRAME_BYTES } from '@fleetgate/device-agent/protocol'
 
 export interface SocketServer {
   /** ws://127.0.0.1:<port> */

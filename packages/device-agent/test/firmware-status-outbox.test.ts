@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { FirmwareStatusFrame } from '../../src/protocol/frames.js'
-import { FirmwareStatusOutbox, firmwareStatusFrame } from '../../src/sdk/firmware-status-outbox.js'
+import type { FirmwareStatusFrame } from '../src/protocol/frames.js'
+import { firmwareStatusFrame, FirmwareStatusOutbox } from '../src/firmware-status-outbox.js'
 
 describe('FirmwareStatusOutbox', () => {
   it('keeps the latest unsent status of each rollout, busy excepted, and sends them on flush', () => {

@@ -1,4 +1,4 @@
-import { DEVICE_LINK_PATH } from '../protocol/frames.js'
+import { DEVICE_LINK_PATH } from './protocol/frames.js'
 
 const WS_PROTOCOLS: Record<string, string> = { 'http:': 'ws:', 'https:': 'wss:', 'ws:': 'ws:', 'wss:': 'wss:' }
 

@@ -18,13 +18,13 @@ import {
   type FirmwareStatusFrame,
   type RegisteredFrame,
   type RequestFrame,
-} from '../protocol/frames.js'
+} from './protocol/frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
-import { sendBatched } from '../protocol/batched-send.js'
-import { responseFrameText } from '../protocol/frame-text.js'
-import { CLOSE_CODES, FATAL_CLOSE_CODES, type FatalReason } from '../protocol/close-codes.js'
-import { MAX_FRAME_BYTES, MAX_STATUS_BYTES } from '../protocol/limits.js'
+import { sendBatched } from './protocol/batched-send.js'
+import { responseFrameText } from './protocol/frame-text.js'
+import { CLOSE_CODES, FATAL_CLOSE_CODES, type FatalReason } from './protocol/close-codes.js'
+import { MAX_FRAME_BYTES, MAX_STATUS_BYTES } from './protocol/limits.js'
 
 export type StatusProvider = () => Record<string, unknown> | Promise<Record<string, unknown>>
 export type AgentLog = (level: 'info' | 'warn' | 'error', message: string) => void

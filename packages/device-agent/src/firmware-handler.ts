@@ -1,5 +1,5 @@
 import type { RequestOptions } from 'node:https'
-import type { FirmwareOfferFrame, FirmwareStatusFrame } from '../protocol/frames.js'
+import type { FirmwareOfferFrame, FirmwareStatusFrame } from './protocol/frames.js'
 import type { BackoffOptions } from './backoff.js'
 
 /** A release the gateway asks the machine to install (contract §4 step 6, §14). */

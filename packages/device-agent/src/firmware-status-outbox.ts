@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { FirmwareStatusFrame } from '../protocol/frames.js'
+import { FirmwareStatusFrame } from './protocol/frames.js'
 import type { FirmwareStatus } from './firmware-handler.js'
 
 const checkStatus = TypeCompiler.Compile(FirmwareStatusFrame)

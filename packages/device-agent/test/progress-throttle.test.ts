@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ProgressThrottle } from '../../src/sdk/progress-throttle.js'
+import { ProgressThrottle } from '../src/progress-throttle.js'
 
 describe('ProgressThrottle', () => {
   it('passes the first value, then at most one per interval, always 100, whole numbers, nothing after stop', () => {

@@ -1,4 +1,4 @@
-import type { HttpMethod, RequestQuery, RequestUser } from '../protocol/frames.js'
+import type { HttpMethod, RequestQuery, RequestUser } from './protocol/frames.js'
 
 /** What a handler receives for one forwarded request. */
 export interface RouteRequest {
