@@ -26,7 +26,7 @@ export interface Rollouts {
 
 /** Builds the rollouts of one instance: the offers go to the machines linked to `registry`. */
 export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: DeviceRepository): Rollouts {
-  const repo = new RolloutRepository(deps.storage.db)
+  const repo = new RolloutRepository(deps.storage.db, deps.storage.clock)
   const metrics = createRolloutMetrics(deps.metrics.registry)
   const machineChanged: (rolloutId: string, machine: Parameters<RolloutEngine['machineChanged']>[1]) => void = (rolloutId, machine) =>
     engine.machineChanged(rolloutId, machine)

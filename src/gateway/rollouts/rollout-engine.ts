@@ -3,7 +3,6 @@ import type { EventBus } from '../../events/event-bus.js'
 import type { FleetEvent } from '../../fleet-event.js'
 import { activateRelease, findReleaseSummary } from '../../firmware/release-repository.js'
 import { PeriodicTask } from '../../lib/periodic-task.js'
-import { nowSeconds } from '../../lib/time.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
 import { inTransaction } from '../../storage/transaction.js'
@@ -75,7 +74,7 @@ export class RolloutEngine {
         rollout_id: rolloutId,
         device_id: machine.device_id,
         stage: Number(machine.stage),
-        state: machine.state as MachineState,
+        state: machine.state,
         progress: machine.progress === null ? null : Number(machine.progress),
         error: machine.error,
       }),
@@ -85,13 +84,14 @@ export class RolloutEngine {
   }
 
   /** The rollout's `rollout` event with its current counts. */
-  announce(row: RolloutRow, counts: RolloutCounts, state = row.state as RolloutState, stage = Number(row.stage)): void {
+  announce(row: RolloutRow, counts: RolloutCounts, state = row.state, stage = Number(row.stage)): void {
     this.deps.events.publish(rolloutEvent({ rollout_id: row.rollout_id, release_id: row.release_id, state, stage, counts }))
   }
 
   private async pass(): Promise<void> {
     const { repo } = this.deps
-    const now = nowSeconds()
+    // One time for the whole pass, the database's: other instances compare what it writes.
+    const now = await repo.clock.read(this.deps.db)
     if (this.passes++ % ABORTED_CHECK_EVERY === 0) {
       for (const machine of await repo.failSilentAfterAbort(now - this.deps.stepTimeoutSeconds, now, this.silenceError())) this.machineChanged(machine.rollout_id, machine)
     }
@@ -106,7 +106,7 @@ export class RolloutEngine {
     if (current.state === 'running') {
       const lost = await repo.requeueUnanswered(current.rollout_id, now - UNANSWERED_OFFER_S, now)
       for (const machine of lost) this.machineChanged(current.rollout_id, machine)
-      await this.deps.offers.offerDue(current, await this.releaseOf(current))
+      await this.deps.offers.offerDue(current, await this.releaseOf(current), now)
     }
     await this.announceCounts(current, counts, now)
   }
