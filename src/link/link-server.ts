@@ -33,6 +33,8 @@ export interface LinkServerDeps {
 }
 
 const CLOSE_WAIT_MS = 1000
+/** How much longer than its deadline a registration waits for its claim: the commit after the statement. */
+const CLAIM_COMMIT_GRACE_MS = 2000
 /** Registrations per database statement, and statements of one step running at once. */
 const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2 }
 /**
@@ -75,7 +77,7 @@ export class LinkServer {
     this.fenceCheck.start(deps.options.fenceCheckMs)
     const { store, bus, enrollToken } = deps
     this.admissions = new CallBatcher((frames) => store.admitAll(frames, enrollToken), REGISTRATION_BATCHES)
-    this.claims = new CallBatcher((claims) => store.claimAll(claims, bus.instanceId), REGISTRATION_BATCHES)
+    this.claims = new CallBatcher((claims, batch) => store.claimAll(claims, bus.instanceId, batch.deadline), REGISTRATION_BATCHES)
     this.readBacks = new CallBatcher(async (ids) => {
       const current = await store.generations(ids)
       return ids.map((id) => current.get(id) ?? 0)
@@ -153,7 +155,11 @@ export class LinkServer {
       if (!isOpen(socket)) return undefined
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
       const connectTime = nowSeconds()
-      const generation = await withTimeout(this.claims.call({ identity, connectTime }), this.deps.options.claimTimeoutMs)
+      // The claim is written within claimTimeoutMs or not at all (a statement time-out in the
+      // database); the wait here allows a little more, so this side does not give up on a claim
+      // that is still able to commit.
+      const { claimTimeoutMs } = this.deps.options
+      const generation = await withTimeout(this.claims.call({ identity, connectTime }, performance.now() + claimTimeoutMs), claimTimeoutMs + CLAIM_COMMIT_GRACE_MS)
       if (generation === undefined) return refused(CLOSE_CODES.internal, 'device record removed during registration; link again')
       link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
       this.sawGeneration(deviceId, generation)

@@ -43,6 +43,12 @@ export interface Storage {
   /** The database's clock: what instances compare times they write into shared rows by. */
   readonly clock: DatabaseClock
   /**
+   * Runs `fn` in a transaction whose statements the database cancels once `ms` have passed, so
+   * a write its caller gave up on never commits later (PostgreSQL's statement_timeout). SQLite
+   * runs a statement to its end at once (one process, synchronous): there `fn` just runs.
+   */
+  bounded<T>(ms: number, fn: (trx: Db) => Promise<T>): Promise<T>
+  /**
    * Runs `fn` unless another holder (this or another instance) runs one under the same name;
    * resolves undefined when skipped. PostgreSQL: a session advisory lock, released when `fn`
    * ends or the session dies. SQLite: one process owns the file, so `fn` just runs.
@@ -148,6 +154,11 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     skipLocked: dialect === 'postgres',
     rowId: dialect === 'postgres' ? 'ctid' : 'rowid',
     clock: databaseClock(dialect),
+    bounded: (ms, fn) =>
+      db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.ceil(ms)))}, true)`.execute(trx)
+        return fn(trx)
+      }),
     exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
     synchronousWrites: dialect === 'sqlite',
