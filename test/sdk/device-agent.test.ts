@@ -256,40 +256,58 @@ describe('device agent', () => {
     expect(a.state).toBe('registered')
   })
 
-  it('treats close code 4401 as fatal: reports the error and stops without reconnecting', async () => {
-    const a = startAgent({ backoff: { baseMs: 1, capMs: 1 } })
+  it('after 4401 reports the error and links again after at least its back-off (contract §4), without resetting it', async () => {
+    const a = startAgent({ backoff: { baseMs: 40, capMs: 40, random: () => 0 } })
     const link = await gateway.nextLink()
     await link.nextFrame('register')
-    const disconnected = nextEvent(a, 'disconnected')
-    const stopped = nextEvent(a, 'stopped')
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
     const error = once(a, 'error')
     link.ws.close(4401, 'bad key')
     const [err] = await error
     expect(err).toBeInstanceOf(DeviceAgentError)
     expect(err).toMatchObject({ reason: 'unauthorized', closeCode: 4401 })
-    expect(await disconnected).toEqual({ code: 4401, reason: 'bad key', reconnectInMs: null })
-    expect(await stopped).toEqual({ reason: 'unauthorized' })
-    expect(a.state).toBe('stopped')
-    expect(gateway.links).toHaveLength(1)
+    // Never sooner than the back-off's base, even with a jitter of 0.
+    expect(await disconnected).toEqual({ code: 4401, reason: 'bad key', reconnectInMs: 40 })
+    expect(a.state).toBe('waiting')
+    const again = await gateway.nextLink()
+    expect(await again.nextFrame('register')).toMatchObject({ device_id: a.deviceId })
+    expect(gateway.links).toHaveLength(2)
   })
 
-  it('treats close code 4409 (replaced by another connection) as fatal', async () => {
-    const a = startAgent()
+  it('after 4409 (replaced by another connection) reports it and links again after its back-off', async () => {
+    const a = startAgent({ backoff: { baseMs: 5, capMs: 5 } })
     const link = await gateway.nextLink()
     await link.acceptRegistration()
     const error = once(a, 'error')
     link.ws.close(4409, 'replaced')
     expect((await error)[0]).toMatchObject({ reason: 'replaced', closeCode: 4409 })
-    expect(a.state).toBe('stopped')
+    const again = await gateway.nextLink()
+    const registered = once(a, 'registered')
+    await again.acceptRegistration()
+    await registered
+    expect(a.state).toBe('registered')
   })
 
-  it('does not crash on a fatal close when nobody listens for errors', async () => {
-    const a = startAgent()
+  it('with stopOnRefusal stops for good after 4401 or 4409', async () => {
+    const a = startAgent({ stopOnRefusal: true, backoff: { baseMs: 1, capMs: 1 } })
     const link = await gateway.nextLink()
     await link.nextFrame('register')
+    const disconnected = nextEvent(a, 'disconnected')
     const stopped = nextEvent(a, 'stopped')
+    link.ws.close(4409, 'replaced')
+    expect(await disconnected).toEqual({ code: 4409, reason: 'replaced', reconnectInMs: null })
+    expect(await stopped).toEqual({ reason: 'replaced' })
+    expect(a.state).toBe('stopped')
+    expect(gateway.links).toHaveLength(1)
+  })
+
+  it('does not crash on a refusal when nobody listens for errors', async () => {
+    const a = startAgent({ backoff: { baseMs: 5, capMs: 5 } })
+    const link = await gateway.nextLink()
+    await link.nextFrame('register')
     link.ws.close(4401, 'bad key')
-    expect(await stopped).toEqual({ reason: 'unauthorized' })
+    await gateway.nextLink()
+    expect(a.state).not.toBe('stopped')
   })
 
   it('relink() closes the link with 1000 and links again at once, whatever the back-off', async () => {
