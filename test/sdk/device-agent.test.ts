@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DeviceAgent, DeviceAgentError, ok, RouteTable, type DeviceAgentOptions, type DisconnectInfo } from '@fleetgate/device-agent'
 import { FakeGateway } from './fake-gateway.js'
 
@@ -17,6 +17,7 @@ describe('device agent', () => {
     gateway = await FakeGateway.start()
   })
   afterEach(async () => {
+    vi.useRealTimers()
     await agent?.close()
     agent = undefined
     await gateway.close()
@@ -148,27 +149,40 @@ describe('device agent', () => {
     expect(peak).toBe(2)
   })
 
+  /** The agent's timers are faked: a close is awaited as an event, then its reconnect delay is stepped over. */
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const stepOver = async (disconnected: Promise<DisconnectInfo>) => {
+    const { reconnectInMs } = await disconnected
+    await vi.advanceTimersByTimeAsync(reconnectInMs ?? 0)
+  }
+
   it('reconnects with exponential back-off after drops, and starts over only after a link stayed up for stableLinkMs', async () => {
+    fakeTimers()
     const a = startAgent({ backoff: { baseMs: 10, capMs: 40, random: () => 0.999 }, stableLinkMs: 150 })
     const delays: (number | null)[] = []
     a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+    const drop = async (close: (link: Awaited<ReturnType<FakeGateway['nextLink']>>) => void, link: Awaited<ReturnType<FakeGateway['nextLink']>>) => {
+      const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
+      const next = gateway.nextLink()
+      close(link)
+      await stepOver(disconnected)
+      return next
+    }
 
     let link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.terminate() // dropped right after the first registration: back-off at the base
+    link = await drop((l) => l.ws.terminate(), link) // dropped right after the first registration: back-off at the base
     for (let i = 0; i < 4; i++) {
-      link = await gateway.nextLink()
       await link.nextFrame('register')
-      link.ws.close(1011, 'overloaded') // refused before registration: back-off grows
+      link = await drop((l) => l.ws.close(1011, 'overloaded'), link) // refused before registration: back-off grows
     }
-    link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.close(1011, 'overloaded') // registered, but dropped within the stable window: back-off not reset
-    link = await gateway.nextLink()
+    link = await drop((l) => l.ws.close(1011, 'overloaded'), link) // registered, but dropped within the stable window: back-off not reset
+    const registered = once(a, 'registered')
     await link.acceptRegistration()
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    link.ws.terminate() // dropped after a stable link: back-off starts over
-    link = await gateway.nextLink()
+    await registered
+    await vi.advanceTimersByTimeAsync(150) // the link stays up for stableLinkMs
+    link = await drop((l) => l.ws.terminate(), link) // dropped after a stable link: back-off starts over
     await link.acceptRegistration()
 
     expect(delays).toEqual([9, 19, 39, 39, 39, 39, 9])
@@ -176,18 +190,19 @@ describe('device agent', () => {
   })
 
   it('waits at least the back-off base before linking again after a 4400, however the jitter falls', async () => {
+    fakeTimers()
     const a = startAgent({ backoff: { baseMs: 150, capMs: 150, random: () => 0 } })
-    const delays: (number | null)[] = []
-    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
     const link = await gateway.nextLink()
     await link.acceptRegistration()
     await link.nextFrame('heartbeat')
-    const closedAt = Date.now()
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
     link.ws.close(4400, 'heartbeat status over 65536 bytes of JSON')
-    const next = await gateway.nextLink()
-    await next.nextFrame('register')
-    expect(Date.now() - closedAt).toBeGreaterThanOrEqual(140)
-    expect(delays).toEqual([150])
+    expect(await disconnected).toEqual({ code: 4400, reason: 'heartbeat status over 65536 bytes of JSON', reconnectInMs: 150 })
+    await vi.advanceTimersByTimeAsync(149)
+    expect(gateway.links).toHaveLength(1)
+    const next = gateway.nextLink()
+    await vi.advanceTimersByTimeAsync(1)
+    await (await next).nextFrame('register')
     expect(a.state).not.toBe('stopped')
   })
 
