@@ -8,6 +8,6 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/skip-guard-reporter.ts'],
   },
 })

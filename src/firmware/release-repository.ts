@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js'
 import { pageWithCursor } from '../storage/paging.js'
 import { type Db } from '../storage/storage.js'
+import { transactionWithRetries } from '../storage/transaction.js'
 import { nowSeconds } from '../lib/time.js'
 
 export interface NewRelease {
@@ -79,29 +80,24 @@ export interface Activation {
 
 /**
  * Makes `releaseId` the active release and the previous one `published` again, in one
- * transaction. A unique partial index allows one active row; a concurrent activation that
- * loses the race is retried. Returns false when the release does not exist.
+ * transaction (the caller's, when `db` is one: its consequences commit with it). A unique partial
+ * index allows one active row; a concurrent activation that loses the race is retried. Returns
+ * false when the release does not exist.
  */
-export async function activateRelease(db: Db, releaseId: string): Promise<false | Activation> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        const target = await trx.selectFrom('firmware_releases').select('display_version').where('release_id', '=', releaseId).executeTakeFirst()
-        if (!target) return false
-        const deactivated = await trx
-          .updateTable('firmware_releases')
-          .set({ state: 'published' })
-          .where('state', '=', 'active')
-          .where('release_id', '!=', releaseId)
-          .returning(['release_id', 'display_version'])
-          .execute()
-        await trx.updateTable('firmware_releases').set({ state: 'active', activated_at: nowSeconds() }).where('release_id', '=', releaseId).execute()
-        return { display_version: target.display_version, deactivated }
-      })
-    } catch (err) {
-      if (attempt >= 3) throw err
-    }
-  }
+export function activateRelease(db: Db, releaseId: string): Promise<false | Activation> {
+  return transactionWithRetries(db, async (trx) => {
+    const target = await trx.selectFrom('firmware_releases').select('display_version').where('release_id', '=', releaseId).executeTakeFirst()
+    if (!target) return false
+    const deactivated = await trx
+      .updateTable('firmware_releases')
+      .set({ state: 'published' })
+      .where('state', '=', 'active')
+      .where('release_id', '!=', releaseId)
+      .returning(['release_id', 'display_version'])
+      .execute()
+    await trx.updateTable('firmware_releases').set({ state: 'active', activated_at: nowSeconds() }).where('release_id', '=', releaseId).execute()
+    return { display_version: target.display_version, deactivated }
+  })
 }
 
 /** What a download needs to answer GET, HEAD and 304: never the image bytes. */

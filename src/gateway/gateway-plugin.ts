@@ -47,7 +47,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   })
 
   const metrics = createLinkMetrics(deps.metrics.registry, { linked: () => registry.size, inFlight: () => registry.inFlight() })
-  const devices = new DeviceRepository(deps.storage.db)
+  const devices = new DeviceRepository(deps.storage)
   const bindings = new BindingRepository(deps.storage.db)
   const bindingCache = new BindingCache()
   bindingRemovals.watch(bindingCache)

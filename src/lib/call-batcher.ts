@@ -5,8 +5,22 @@ export interface CallBatcherOptions {
   concurrency: number
 }
 
+/** What a batch knows of its calls: the earliest deadline among them (`performance.now()` ms; Infinity: none). */
+export interface BatchContext {
+  deadline: number
+}
+
+/** A call whose deadline passed before its batch started: it was never run. */
+export class CallExpired extends Error {
+  constructor() {
+    super('the call expired before its batch started; it was not run')
+    this.name = 'CallExpired'
+  }
+}
+
 interface Pending<In, Out> {
   input: In
+  deadline: number
   resolve(output: Out): void
   reject(err: unknown): void
 }
@@ -16,7 +30,9 @@ interface Pending<In, Out> {
  * one turn of the event loop go together, and while `concurrency` batches run, later calls
  * gather for the next. A fleet re-linking after a restart then costs the database one statement
  * per batch instead of one per device. `run` answers each input at its position; when it
- * fails, every call of its batch fails with that error.
+ * fails, every call of its batch fails with that error. A call may carry a deadline: one still
+ * waiting when it passes is dropped, never run, and `run` is told the earliest deadline of its
+ * batch so it can bound its own work by it.
  */
 export class CallBatcher<In, Out> {
   private queue: Pending<In, Out>[] = []
@@ -24,13 +40,13 @@ export class CallBatcher<In, Out> {
   private running = 0
 
   constructor(
-    private readonly run: (inputs: In[]) => Promise<Out[]>,
+    private readonly run: (inputs: In[], batch: BatchContext) => Promise<Out[]>,
     private readonly options: CallBatcherOptions,
   ) {}
 
-  call(input: In): Promise<Out> {
+  call(input: In, deadline = Infinity): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
-      this.queue.push({ input, resolve, reject })
+      this.queue.push({ input, deadline, resolve, reject })
       this.schedule()
     })
   }
@@ -46,7 +62,14 @@ export class CallBatcher<In, Out> {
 
   private start(): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.options.maxBatch)
+      const now = performance.now()
+      const batch: Pending<In, Out>[] = []
+      while (batch.length < this.options.maxBatch && this.queue.length > 0) {
+        const next = this.queue.shift()!
+        if (next.deadline <= now) next.reject(new CallExpired())
+        else batch.push(next)
+      }
+      if (batch.length === 0) continue
       this.running++
       this.runBatch(batch).finally(() => {
         this.running--
@@ -57,7 +80,11 @@ export class CallBatcher<In, Out> {
 
   private async runBatch(batch: Pending<In, Out>[]): Promise<void> {
     try {
-      const outputs = await this.run(batch.map((p) => p.input))
+      const deadline = Math.min(...batch.map((p) => p.deadline))
+      const outputs = await this.run(
+        batch.map((p) => p.input),
+        { deadline },
+      )
       if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} calls got ${outputs.length} answers`)
       batch.forEach((p, i) => p.resolve(outputs[i] as Out))
     } catch (err) {

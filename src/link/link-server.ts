@@ -33,6 +33,8 @@ export interface LinkServerDeps {
 }
 
 const CLOSE_WAIT_MS = 1000
+/** How much longer than its deadline a registration waits for its claim: the commit after the statement. */
+const CLAIM_COMMIT_GRACE_MS = 2000
 /** Registrations per database statement, and statements of one step running at once. */
 const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2 }
 /**
@@ -57,7 +59,8 @@ export class LinkServer {
   /** Backstop for a lost takeover notice: reads the claims made since its last pass. */
   private readonly fenceCheck: PeriodicTask
   /** When the last fence check that succeeded began (seconds): the next one reads the claims since, with overlap. */
-  private fencesCheckedAt = Date.now() / 1000
+  /** When the last fence check started, on this instance's monotonic clock (a duration is all it measures). */
+  private fencesCheckedAt = performance.now()
   /** The database steps of registrations under way go in batches: one statement per step for many links. */
   private readonly admissions: CallBatcher<RegisterFrame, AdmitVerdict>
   private readonly claims: CallBatcher<LinkClaim, number | undefined>
@@ -74,7 +77,7 @@ export class LinkServer {
     this.fenceCheck.start(deps.options.fenceCheckMs)
     const { store, bus, enrollToken } = deps
     this.admissions = new CallBatcher((frames) => store.admitAll(frames, enrollToken), REGISTRATION_BATCHES)
-    this.claims = new CallBatcher((claims) => store.claimAll(claims, bus.instanceId), REGISTRATION_BATCHES)
+    this.claims = new CallBatcher((claims, batch) => store.claimAll(claims, bus.instanceId, batch.deadline), REGISTRATION_BATCHES)
     this.readBacks = new CallBatcher(async (ids) => {
       const current = await store.generations(ids)
       return ids.map((id) => current.get(id) ?? 0)
@@ -152,7 +155,11 @@ export class LinkServer {
       if (!isOpen(socket)) return undefined
       const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
       const connectTime = nowSeconds()
-      const generation = await withTimeout(this.claims.call({ identity, connectTime }), this.deps.options.claimTimeoutMs)
+      // The claim is written within claimTimeoutMs or not at all (a statement time-out in the
+      // database); the wait here allows a little more, so this side does not give up on a claim
+      // that is still able to commit.
+      const { claimTimeoutMs } = this.deps.options
+      const generation = await withTimeout(this.claims.call({ identity, connectTime }, performance.now() + claimTimeoutMs), claimTimeoutMs + CLAIM_COMMIT_GRACE_MS)
       if (generation === undefined) return refused(CLOSE_CODES.internal, 'device record removed during registration; link again')
       link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
       this.sawGeneration(deviceId, generation)
@@ -221,8 +228,8 @@ export class LinkServer {
    * claimed after this server started, and so was any claim that passed it.
    */
   async checkFences(): Promise<void> {
-    const started = Date.now() / 1000
-    const claimed = await this.deps.store.claimedSince(this.fencesCheckedAt - FENCE_CHECK_OVERLAP_S)
+    const started = performance.now()
+    const claimed = await this.deps.store.claimedWithin((started - this.fencesCheckedAt) / 1000 + FENCE_CHECK_OVERLAP_S)
     this.fencesCheckedAt = started
     for (const [deviceId, generation] of claimed) {
       const link = this.deps.registry.get(deviceId)

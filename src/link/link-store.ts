@@ -25,13 +25,18 @@ export interface LinkStore {
    * Claims each device's link for its connection, atomically per device: bumps the device's
    * fencing generation and records the link's identity, connect time and holding instance. The
    * same device twice is claimed twice, in order. Answers the new generation (the highest
-   * generation holds the link), or undefined when the device record no longer exists.
+   * generation holds the link), or undefined when the device record no longer exists. A claim
+   * is written before `deadline` (`performance.now()` ms) or never: one its registration gave up
+   * on must not commit later (it would fence the device's live link with no link behind it).
    */
-  claimAll(claims: readonly LinkClaim[], instanceId: string): Promise<(number | undefined)[]>
+  claimAll(claims: readonly LinkClaim[], instanceId: string, deadline?: number): Promise<(number | undefined)[]>
   /** The current fencing generation of each given device (absent: no record). */
   generations(deviceIds: readonly string[]): Promise<Map<string, number>>
-  /** The current fencing generation of every device whose link was claimed at or after `since` (seconds). */
-  claimedSince(since: number): Promise<Map<string, number>>
+  /**
+   * The current fencing generation of every device whose link was claimed in the last `seconds`,
+   * by the database's clock (claims are stamped with it, whichever instance made them).
+   */
+  claimedWithin(seconds: number): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
   /** Writes each link's last heartbeat and clears the holder, unless a newer link took the record. */

@@ -6,6 +6,7 @@ import { Migrator, type MigrationProvider } from 'kysely/migration'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config/config.js'
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js'
+import { databaseClock, type DatabaseClock } from './database-clock.js'
 import type { Database } from './database.js'
 import { migrationsFor } from './migrations/index.js'
 import type { MigrationContext } from './migrations/migration-context.js'
@@ -39,6 +40,14 @@ export interface Storage {
    * PostgreSQL's `ctid`, SQLite's `rowid`. Valid within one statement.
    */
   readonly rowId: RowId
+  /** The database's clock: what instances compare times they write into shared rows by. */
+  readonly clock: DatabaseClock
+  /**
+   * Runs `fn` in a transaction whose statements the database cancels once `ms` have passed, so
+   * a write its caller gave up on never commits later (PostgreSQL's statement_timeout). SQLite
+   * runs a statement to its end at once (one process, synchronous): there `fn` just runs.
+   */
+  bounded<T>(ms: number, fn: (trx: Db) => Promise<T>): Promise<T>
   /**
    * Runs `fn` unless another holder (this or another instance) runs one under the same name;
    * resolves undefined when skipped. PostgreSQL: a session advisory lock, released when `fn`
@@ -144,6 +153,12 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     dialect,
     skipLocked: dialect === 'postgres',
     rowId: dialect === 'postgres' ? 'ctid' : 'rowid',
+    clock: databaseClock(dialect),
+    bounded: (ms, fn) =>
+      db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.ceil(ms)))}, true)`.execute(trx)
+        return fn(trx)
+      }),
     exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
     synchronousWrites: dialect === 'sqlite',

@@ -120,40 +120,45 @@ describe.skipIf(!runnable)('a rollout on three instances behind nginx', () => {
     expect(busy).toHaveLength(5)
     for (const id of busy) await startLongTask(byId.get(id)!)
 
+    // The driver: a plain loop, so every assertion below runs once, on what the loop recorded
+    // (asserting inside expect.poll's callback would be retried, and swallowed, by the poll).
     let pauses = 0
     let killed: string | undefined
     let stoppedTasks = false
     let stage2OpenedChecks: Map<string, number> | undefined
+    const resumeStatuses: number[] = []
+    const stopStatuses: number[] = []
     const started = Date.now()
-    await expect
-      .poll(
-        async () => {
-          const { rollout } = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}`)).body
-          if (rollout.state === 'paused') {
-            pauses++
-            if (!killed) {
-              // Kill the instance holding the most links while the rollout waits; resume on the others.
-              const count = new Map<string, number>()
-              for (const holder of (await holders()).values()) if (holder) count.set(holder, (count.get(holder) ?? 0) + 1)
-              const victimId = [...count].sort((a, b) => b[1] - a[1])[0]![0]
-              killed = victimId
-              await cluster.kill(cluster.instances.find((i) => i.id === victimId) as LocalInstance)
-            }
-            expect((await api('POST', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}/resume`)).status).toBe(200)
-          }
-          if (rollout.stage === 2 && !stoppedTasks) {
-            stage2OpenedChecks ??= new Map(busy.map((id) => [id, taskChecks.get(id) ?? 0]))
-            // Once each busy machine was asked (and said its task runs), its operator stops the task.
-            if (busy.every((id) => (taskChecks.get(id) ?? 0) > stage2OpenedChecks!.get(id)!)) {
-              for (const id of busy) expect((await byId.get(id)!.machine.routes.dispatch({ method: 'POST', path: '/tasks/stop', query: {}, body: null, user: OPERATOR })).status).toBe(200)
-              stoppedTasks = true
-            }
-          }
-          return rollout.state
-        },
-        { timeout: 200_000, interval: 250 },
-      )
-      .toBe('completed')
+    let state = ''
+    for (let previous = ''; Date.now() - started < 200_000; previous = state, await new Promise((resolve) => setTimeout(resolve, 250))) {
+      const { rollout } = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}`)).body
+      state = rollout.state
+      if (state === 'completed') break
+      if (state === 'paused') {
+        if (previous !== 'paused') pauses++
+        if (!killed) {
+          // Kill the instance holding the most links while the rollout waits; resume on the others.
+          const count = new Map<string, number>()
+          for (const holder of (await holders()).values()) if (holder) count.set(holder, (count.get(holder) ?? 0) + 1)
+          const victimId = [...count].sort((a, b) => b[1] - a[1])[0]![0]
+          killed = victimId
+          await cluster.kill(cluster.instances.find((i) => i.id === victimId) as LocalInstance)
+        }
+        resumeStatuses.push((await api('POST', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}/resume`)).status)
+      }
+      if (rollout.stage === 2 && !stoppedTasks) {
+        stage2OpenedChecks ??= new Map(busy.map((id) => [id, taskChecks.get(id) ?? 0]))
+        // Once each busy machine was asked (and said its task runs), its operator stops the task.
+        if (busy.every((id) => (taskChecks.get(id) ?? 0) > stage2OpenedChecks!.get(id)!)) {
+          for (const id of busy) stopStatuses.push((await byId.get(id)!.machine.routes.dispatch({ method: 'POST', path: '/tasks/stop', query: {}, body: null, user: OPERATOR })).status)
+          stoppedTasks = true
+        }
+      }
+    }
+    expect(state).toBe('completed')
+    expect(resumeStatuses.length).toBeGreaterThanOrEqual(1)
+    expect(resumeStatuses.every((status) => status === 200)).toBe(true)
+    expect(stopStatuses).toEqual(busy.map(() => 200))
     const seconds = (Date.now() - started) / 1000
 
     const final = (await api('GET', `/api/v1/admin/firmware/slave/rollouts/${rolloutId}?limit=1000`)).body

@@ -65,8 +65,6 @@ describe.skipIf(!chromiumAvailable())('console: staged firmware rollouts', () =>
     page.getByRole('table', { name: 'Rollouts', exact: true }).getByRole('row').filter({ has: page.getByRole('link', { name: version, exact: true }) })
   const actionsEnabled = async () =>
     Promise.all(['Pause', 'Resume', 'Abort'].map(async (name) => !(await page.getByRole('button', { name, exact: true }).isDisabled())))
-  /** The simulator in use has no firmware handler (the SDK ignores offers): nothing can install. */
-  const simIgnoresOffers = () => simLog.some((line) => line.includes('ignored a firmware offer'))
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'console-rollout-'))
@@ -207,10 +205,7 @@ describe.skipIf(!chromiumAvailable())('console: staged firmware rollouts', () =>
     await zh.close()
   })
 
-  it('delivers a release stage by stage, waits for the busy machine’s task to end, and reaches completed live', { timeout: 120_000 }, async (ctx) => {
-    // The simulator takes offers once the device SDK has a firmware handler (contract §14's
-    // last bullet); without it every offer is ignored and nothing can install.
-    if (simIgnoresOffers()) return ctx.skip('the simulated machines ignore firmware offers: the device SDK has no firmware handler yet')
+  it('delivers a release stage by stage, waits for the busy machine’s task to end, and reaches completed live', { timeout: 120_000 }, async () => {
     await page.getByRole('link', { name: 'Back to firmware', exact: true }).click()
     const dialog = await reviewRollout(SECOND, '50, 100')
     await dialog.getByRole('button', { name: 'Confirm', exact: true }).click()

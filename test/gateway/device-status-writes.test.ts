@@ -23,7 +23,7 @@ describe.each(DIALECTS)('heartbeat writes of the device registry (%s)', (dialect
 
   beforeAll(async () => {
     storage = await openTestStorage(dialect)
-    repo = new DeviceRepository(storage.db)
+    repo = new DeviceRepository(storage)
   })
   afterAll(() => storage.cleanup())
 

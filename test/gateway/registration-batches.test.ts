@@ -20,7 +20,7 @@ describe.each(DIALECTS)('registrations in batches (%s)', (dialect) => {
   let repo: DeviceRepository
   beforeAll(async () => {
     storage = await openTestStorage(dialect)
-    repo = new DeviceRepository(storage.db)
+    repo = new DeviceRepository(storage)
   })
   afterAll(() => storage.cleanup())
 

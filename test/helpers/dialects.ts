@@ -18,11 +18,15 @@ async function postgresReachable(): Promise<boolean> {
 
 /**
  * The engines every storage-touching suite runs on: both by default. `TEST_DIALECTS`
- * narrows it (e.g. `sqlite`). In CI PostgreSQL is required: an unreachable server fails
- * the run instead of quietly testing one engine.
+ * narrows it (e.g. `sqlite`) outside CI. In CI both are required: a narrowed list or an
+ * unreachable server fails the run instead of quietly turning off every PostgreSQL, cluster
+ * and fault suite.
  */
 async function resolveDialects(): Promise<Dialect[]> {
   const wanted = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((s) => s.trim()) as Dialect[]
+  if (process.env.CI === 'true' && !(wanted.includes('sqlite') && wanted.includes('postgres'))) {
+    throw new Error(`CI runs every suite on both engines: TEST_DIALECTS=${process.env.TEST_DIALECTS} would turn some off`)
+  }
   if (!wanted.includes('postgres')) return wanted
   if (await postgresReachable()) return wanted
   if (process.env.CI) throw new Error(`PostgreSQL is required in CI but ${TEST_POSTGRES_URL} is unreachable`)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CallBatcher } from '../../src/lib/call-batcher.js'
+import { CallBatcher, CallExpired } from '../../src/lib/call-batcher.js'
 
 /** A backend that records each batch it gets and answers when the test says. */
 function recordingBackend() {
@@ -78,5 +78,32 @@ describe('CallBatcher', () => {
   it('fails the calls of a batch answered with the wrong number of answers', async () => {
     const batcher = new CallBatcher(async (inputs: number[]) => inputs.slice(1), { maxBatch: 10, concurrency: 1 })
     await expect(Promise.all([batcher.call(1), batcher.call(2)])).rejects.toThrow('a batch of 2 calls got 1 answers')
+  })
+
+  it('never runs a call whose deadline passed while it waited, and tells a batch the earliest deadline of its calls', async () => {
+    const seen: { inputs: number[]; deadline: number }[] = []
+    let finishFirst!: () => void
+    const batcher = new CallBatcher(
+      async (inputs: number[], batch) => {
+        seen.push({ inputs, deadline: batch.deadline })
+        if (inputs[0] === 1) await new Promise<void>((resolve) => (finishFirst = resolve))
+        return inputs
+      },
+      { maxBatch: 10, concurrency: 1 },
+    )
+    const first = batcher.call(1)
+    await new Promise((resolve) => setImmediate(resolve))
+    const now = performance.now()
+    const expired = batcher.call(2, now + 1)
+    const kept = batcher.call(3, now + 60_000)
+    const unbounded = batcher.call(4)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    finishFirst()
+    await expect(expired).rejects.toBeInstanceOf(CallExpired)
+    expect(await Promise.all([first, kept, unbounded])).toEqual([1, 3, 4])
+    expect(seen).toEqual([
+      { inputs: [1], deadline: Infinity },
+      { inputs: [3, 4], deadline: now + 60_000 },
+    ])
   })
 })

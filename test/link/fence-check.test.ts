@@ -17,7 +17,7 @@ describe.each(DIALECTS)('the link fence check on %s', (dialect) => {
     const taken = await RawDevice.link(gw.linkUrl, { device_id: takenId })
     const kept = await RawDevice.link(gw.linkUrl, { device_id: keptId })
     // Another instance's claim, recorded in the database and never announced on the bus.
-    const elsewhere = await new DeviceRepository(gw.storage.db).claim({ linkId: 'link-elsewhere', deviceId: takenId, hostname: 'h', ip: '10.0.0.9', version: '1' }, Date.now() / 1000, 'instance-elsewhere')
+    const elsewhere = await new DeviceRepository(gw.storage).claim({ linkId: 'link-elsewhere', deviceId: takenId, hostname: 'h', ip: '10.0.0.9', version: '1' }, Date.now() / 1000, 'instance-elsewhere')
     expect(elsewhere).toBe(2)
     expect((await taken.closed).code).toBe(4409)
     expect(kept.socket.readyState).toBe(kept.socket.OPEN)

@@ -25,7 +25,7 @@ class RefusingStore implements LinkStore {
   async generations(): Promise<Map<string, number>> {
     return new Map()
   }
-  async claimedSince(): Promise<Map<string, number>> {
+  async claimedWithin(): Promise<Map<string, number>> {
     return new Map()
   }
   async saveStatus(_links: readonly DeviceLink[]): Promise<void> {}

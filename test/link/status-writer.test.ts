@@ -24,7 +24,7 @@ class UnreliableStore implements LinkStore {
   async generations(): Promise<Map<string, number>> {
     return new Map()
   }
-  async claimedSince(): Promise<Map<string, number>> {
+  async claimedWithin(): Promise<Map<string, number>> {
     return new Map()
   }
   async saveStatus(links: readonly DeviceLink[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DeviceAgent, DeviceAgentError, ok, RouteTable, type DeviceAgentOptions, type DisconnectInfo } from '@fleetgate/device-agent'
 import { FakeGateway } from './fake-gateway.js'
 
@@ -17,6 +17,7 @@ describe('device agent', () => {
     gateway = await FakeGateway.start()
   })
   afterEach(async () => {
+    vi.useRealTimers()
     await agent?.close()
     agent = undefined
     await gateway.close()
@@ -148,27 +149,40 @@ describe('device agent', () => {
     expect(peak).toBe(2)
   })
 
+  /** The agent's timers are faked: a close is awaited as an event, then its reconnect delay is stepped over. */
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const stepOver = async (disconnected: Promise<DisconnectInfo>) => {
+    const { reconnectInMs } = await disconnected
+    await vi.advanceTimersByTimeAsync(reconnectInMs ?? 0)
+  }
+
   it('reconnects with exponential back-off after drops, and starts over only after a link stayed up for stableLinkMs', async () => {
+    fakeTimers()
     const a = startAgent({ backoff: { baseMs: 10, capMs: 40, random: () => 0.999 }, stableLinkMs: 150 })
     const delays: (number | null)[] = []
     a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
+    const drop = async (close: (link: Awaited<ReturnType<FakeGateway['nextLink']>>) => void, link: Awaited<ReturnType<FakeGateway['nextLink']>>) => {
+      const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
+      const next = gateway.nextLink()
+      close(link)
+      await stepOver(disconnected)
+      return next
+    }
 
     let link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.terminate() // dropped right after the first registration: back-off at the base
+    link = await drop((l) => l.ws.terminate(), link) // dropped right after the first registration: back-off at the base
     for (let i = 0; i < 4; i++) {
-      link = await gateway.nextLink()
       await link.nextFrame('register')
-      link.ws.close(1011, 'overloaded') // refused before registration: back-off grows
+      link = await drop((l) => l.ws.close(1011, 'overloaded'), link) // refused before registration: back-off grows
     }
-    link = await gateway.nextLink()
     await link.acceptRegistration()
-    link.ws.close(1011, 'overloaded') // registered, but dropped within the stable window: back-off not reset
-    link = await gateway.nextLink()
+    link = await drop((l) => l.ws.close(1011, 'overloaded'), link) // registered, but dropped within the stable window: back-off not reset
+    const registered = once(a, 'registered')
     await link.acceptRegistration()
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    link.ws.terminate() // dropped after a stable link: back-off starts over
-    link = await gateway.nextLink()
+    await registered
+    await vi.advanceTimersByTimeAsync(150) // the link stays up for stableLinkMs
+    link = await drop((l) => l.ws.terminate(), link) // dropped after a stable link: back-off starts over
     await link.acceptRegistration()
 
     expect(delays).toEqual([9, 19, 39, 39, 39, 39, 9])
@@ -176,18 +190,19 @@ describe('device agent', () => {
   })
 
   it('waits at least the back-off base before linking again after a 4400, however the jitter falls', async () => {
+    fakeTimers()
     const a = startAgent({ backoff: { baseMs: 150, capMs: 150, random: () => 0 } })
-    const delays: (number | null)[] = []
-    a.on('disconnected', (info: DisconnectInfo) => delays.push(info.reconnectInMs))
     const link = await gateway.nextLink()
     await link.acceptRegistration()
     await link.nextFrame('heartbeat')
-    const closedAt = Date.now()
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
     link.ws.close(4400, 'heartbeat status over 65536 bytes of JSON')
-    const next = await gateway.nextLink()
-    await next.nextFrame('register')
-    expect(Date.now() - closedAt).toBeGreaterThanOrEqual(140)
-    expect(delays).toEqual([150])
+    expect(await disconnected).toEqual({ code: 4400, reason: 'heartbeat status over 65536 bytes of JSON', reconnectInMs: 150 })
+    await vi.advanceTimersByTimeAsync(149)
+    expect(gateway.links).toHaveLength(1)
+    const next = gateway.nextLink()
+    await vi.advanceTimersByTimeAsync(1)
+    await (await next).nextFrame('register')
     expect(a.state).not.toBe('stopped')
   })
 
@@ -256,40 +271,58 @@ describe('device agent', () => {
     expect(a.state).toBe('registered')
   })
 
-  it('treats close code 4401 as fatal: reports the error and stops without reconnecting', async () => {
-    const a = startAgent({ backoff: { baseMs: 1, capMs: 1 } })
+  it('after 4401 reports the error and links again after at least its back-off (contract §4), without resetting it', async () => {
+    const a = startAgent({ backoff: { baseMs: 40, capMs: 40, random: () => 0 } })
     const link = await gateway.nextLink()
     await link.nextFrame('register')
-    const disconnected = nextEvent(a, 'disconnected')
-    const stopped = nextEvent(a, 'stopped')
+    const disconnected = nextEvent<DisconnectInfo>(a, 'disconnected')
     const error = once(a, 'error')
     link.ws.close(4401, 'bad key')
     const [err] = await error
     expect(err).toBeInstanceOf(DeviceAgentError)
     expect(err).toMatchObject({ reason: 'unauthorized', closeCode: 4401 })
-    expect(await disconnected).toEqual({ code: 4401, reason: 'bad key', reconnectInMs: null })
-    expect(await stopped).toEqual({ reason: 'unauthorized' })
-    expect(a.state).toBe('stopped')
-    expect(gateway.links).toHaveLength(1)
+    // Never sooner than the back-off's base, even with a jitter of 0.
+    expect(await disconnected).toEqual({ code: 4401, reason: 'bad key', reconnectInMs: 40 })
+    expect(a.state).toBe('waiting')
+    const again = await gateway.nextLink()
+    expect(await again.nextFrame('register')).toMatchObject({ device_id: a.deviceId })
+    expect(gateway.links).toHaveLength(2)
   })
 
-  it('treats close code 4409 (replaced by another connection) as fatal', async () => {
-    const a = startAgent()
+  it('after 4409 (replaced by another connection) reports it and links again after its back-off', async () => {
+    const a = startAgent({ backoff: { baseMs: 5, capMs: 5 } })
     const link = await gateway.nextLink()
     await link.acceptRegistration()
     const error = once(a, 'error')
     link.ws.close(4409, 'replaced')
     expect((await error)[0]).toMatchObject({ reason: 'replaced', closeCode: 4409 })
-    expect(a.state).toBe('stopped')
+    const again = await gateway.nextLink()
+    const registered = once(a, 'registered')
+    await again.acceptRegistration()
+    await registered
+    expect(a.state).toBe('registered')
   })
 
-  it('does not crash on a fatal close when nobody listens for errors', async () => {
-    const a = startAgent()
+  it('with stopOnRefusal stops for good after 4401 or 4409', async () => {
+    const a = startAgent({ stopOnRefusal: true, backoff: { baseMs: 1, capMs: 1 } })
     const link = await gateway.nextLink()
     await link.nextFrame('register')
+    const disconnected = nextEvent(a, 'disconnected')
     const stopped = nextEvent(a, 'stopped')
+    link.ws.close(4409, 'replaced')
+    expect(await disconnected).toEqual({ code: 4409, reason: 'replaced', reconnectInMs: null })
+    expect(await stopped).toEqual({ reason: 'replaced' })
+    expect(a.state).toBe('stopped')
+    expect(gateway.links).toHaveLength(1)
+  })
+
+  it('does not crash on a refusal when nobody listens for errors', async () => {
+    const a = startAgent({ backoff: { baseMs: 5, capMs: 5 } })
+    const link = await gateway.nextLink()
+    await link.nextFrame('register')
     link.ws.close(4401, 'bad key')
-    expect(await stopped).toEqual({ reason: 'unauthorized' })
+    await gateway.nextLink()
+    expect(a.state).not.toBe('stopped')
   })
 
   it('relink() closes the link with 1000 and links again at once, whatever the back-off', async () => {

@@ -57,6 +57,13 @@ export interface DeviceAgentOptions {
   stableLinkMs?: number
   /** After a gateway restart (close 1012) the agent re-links after a random delay up to this. Default 2 s. */
   restartDelayMaxMs?: number
+  /**
+   * After the gateway refused this device's identity (4401: key or enroll token; 4409: another
+   * connection of the same id), stop for good instead of linking again after the back-off.
+   * Default false: the contract's rule (§4) is to wait at least the back-off and link again, so a
+   * link closed by a key reset, or by the gateway's own bookkeeping, comes back by itself.
+   */
+  stopOnRefusal?: boolean
   /** Time to wait for `registered` after the socket opens before trying again. Default 10 s. */
   registerTimeoutMs?: number
   log?: AgentLog
@@ -88,13 +95,15 @@ export interface DeviceAgentEvents {
 }
 
 /**
- * Why the agent reports an error: a fatal close (the agent then stops), or `status_too_large`,
- * a heartbeat status over the gateway's limit that the agent did not send (the link stays up).
+ * Why the agent reports an error: the gateway refused the device's identity (`unauthorized`,
+ * `replaced`: the agent links again after its back-off, or stops with `stopOnRefusal`), or
+ * `status_too_large`, a heartbeat status over the gateway's limit that the agent did not send
+ * (the link stays up).
  */
 export type AgentErrorReason = FatalReason | 'status_too_large'
 
 /**
- * An error the agent reports: a fatal link failure — the gateway refused the key or enroll token
+ * An error the agent reports: a refused identity — the gateway refused the key or enroll token
  * (4401), or another connection replaced this one (4409) — or a frame the agent refused to send.
  */
 export class DeviceAgentError extends Error {
@@ -136,6 +145,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly backoff: Backoff
   private readonly stableLinkMs: number
   private readonly restartDelayMaxMs: number
+  private readonly stopOnRefusal: boolean
   private readonly random: () => number
   private readonly queue: TaskQueue
   private readonly log: AgentLog
@@ -183,6 +193,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.backoff = new Backoff(options.backoff)
     this.stableLinkMs = options.stableLinkMs ?? 30_000
     this.restartDelayMaxMs = options.restartDelayMaxMs ?? 2000
+    this.stopOnRefusal = options.stopOnRefusal ?? false
     if (!(this.stableLinkMs >= 0) || !(this.restartDelayMaxMs >= 0)) throw new RangeError('stableLinkMs and restartDelayMaxMs must be ≥ 0')
     this.random = options.backoff?.random ?? Math.random
     this.queue = new TaskQueue(options.maxConcurrentRequests ?? 16)
@@ -405,16 +416,24 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.queue.clear()
     const relinking = this.relinking
     this.relinking = false
-    const fatal = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
-    if (fatal) {
-      this.emit('disconnected', { code, reason, reconnectInMs: null })
+    const refused = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
+    if (refused) {
+      const delay = this.stopOnRefusal ? null : this.backoff.nextAfterRefusal()
       const message =
-        fatal === 'unauthorized'
+        (refused === 'unauthorized'
           ? `gateway refused device ${this.deviceId}: wrong key or enroll token (close ${code})`
-          : `device ${this.deviceId} was linked from another connection (close ${code})`
+          : `device ${this.deviceId} was linked from another connection (close ${code})`) + (delay === null ? '' : `; linking again in ${delay} ms`)
       this.log('error', message)
-      this.emitError(new DeviceAgentError(fatal, code, message))
-      this.stop(fatal)
+      if (delay === null) {
+        this.emit('disconnected', { code, reason, reconnectInMs: null })
+        this.emitError(new DeviceAgentError(refused, code, message))
+        this.stop(refused)
+        return
+      }
+      this.currentState = 'waiting'
+      this.emit('disconnected', { code, reason, reconnectInMs: delay })
+      this.emitError(new DeviceAgentError(refused, code, message))
+      if (this.currentState === 'waiting') this.reconnectTimer = setTimeout(() => this.connect(), delay)
       return
     }
     const delay = relinking ? 0 : this.reconnectDelay(code)

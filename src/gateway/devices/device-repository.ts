@@ -5,7 +5,8 @@ import type { AdmitVerdict, LinkClaim, LinkStore } from '../../link/link-store.j
 import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import { sql, type Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import { type Db, type Tx } from '../../storage/storage.js'
+import { type Db, type Storage, type Tx } from '../../storage/storage.js'
+import type { DatabaseClock } from '../../storage/database-clock.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
 
@@ -71,7 +72,13 @@ export const prefixRange = (prefix: string): [string, string] => [prefix, `${pre
 
 /** The device registry: records that persist across restarts, and the link bookkeeping. */
 export class DeviceRepository implements LinkStore {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db
+  private readonly clock: DatabaseClock
+
+  constructor(private readonly storage: Pick<Storage, 'db' | 'clock' | 'bounded'>) {
+    this.db = storage.db
+    this.clock = storage.clock
+  }
 
   /**
    * A batch costs one read of the keys and one insert of the ids never seen. The rare cases (a
@@ -143,7 +150,7 @@ export class DeviceRepository implements LinkStore {
    * One UPDATE … FROM (VALUES …) per `STATUS_BATCH` claims. A device twice in one statement
    * would be updated once, so its later claims go in later statements, in order.
    */
-  async claimAll(claims: readonly LinkClaim[], instanceId: string): Promise<(number | undefined)[]> {
+  async claimAll(claims: readonly LinkClaim[], instanceId: string, deadline = Infinity): Promise<(number | undefined)[]> {
     const generations = new Array<number | undefined>(claims.length)
     for (const round of occurrenceRounds(claims.map((c) => c.identity.deviceId))) {
       for (const chunk of chunks(round, STATUS_BATCH)) {
@@ -151,30 +158,43 @@ export class DeviceRepository implements LinkStore {
           const { identity, connectTime } = claims[i]!
           return sql`(${identity.deviceId}, ${identity.hostname}, ${identity.ip}, ${identity.version}, cast(${connectTime} as double precision), ${identity.linkId})`
         })
-        const claimed = await this.db
-          .with('claim(device_id, hostname, ip, version, connect_time, link_id)', () =>
-            sql<{ device_id: string; hostname: string; ip: string; version: string; connect_time: number; link_id: string }>`(values ${sql.join(rows)})`,
-          )
-          .updateTable('devices')
-          .from('claim')
-          .set((eb) => ({
-            hostname: eb.ref('claim.hostname'),
-            ip: eb.ref('claim.ip'),
-            version: eb.ref('claim.version'),
-            connect_time: eb.ref('claim.connect_time'),
-            link_instance: instanceId,
-            link_id: eb.ref('claim.link_id'),
-            link_generation: eb('devices.link_generation', '+', 1),
-            link_claimed_at: Date.now() / 1000,
-          }))
-          .whereRef('devices.device_id', '=', 'claim.device_id')
-          .returning(['devices.device_id', 'devices.link_generation'])
-          .execute()
+        const claimed = await this.beforeDeadline(deadline, (db) =>
+          db
+            .with('claim(device_id, hostname, ip, version, connect_time, link_id)', () =>
+              sql<{ device_id: string; hostname: string; ip: string; version: string; connect_time: number; link_id: string }>`(values ${sql.join(rows)})`,
+            )
+            .updateTable('devices')
+            .from('claim')
+            .set((eb) => ({
+              hostname: eb.ref('claim.hostname'),
+              ip: eb.ref('claim.ip'),
+              version: eb.ref('claim.version'),
+              connect_time: eb.ref('claim.connect_time'),
+              link_instance: instanceId,
+              link_id: eb.ref('claim.link_id'),
+              link_generation: eb('devices.link_generation', '+', 1),
+              link_claimed_at: this.clock.now,
+            }))
+            .whereRef('devices.device_id', '=', 'claim.device_id')
+            .returning(['devices.device_id', 'devices.link_generation'])
+            .execute(),
+        )
         const byId = new Map(claimed.map((row) => [row.device_id, Number(row.link_generation)]))
         for (const i of chunk) generations[i] = byId.get(claims[i]!.identity.deviceId)
       }
     }
     return generations
+  }
+
+  /**
+   * Runs a write that must commit before `deadline` (`performance.now()` ms) or not at all: a
+   * claim its registration gave up on must not bump the generation later and fence a live link.
+   */
+  private beforeDeadline<T>(deadline: number, write: (db: Db) => Promise<T>): Promise<T> {
+    if (deadline === Infinity) return write(this.db)
+    const left = deadline - performance.now()
+    if (left <= 0) return Promise.reject(new Error('the claim was given up before it was written'))
+    return this.storage.bounded(left, write)
   }
 
   async claim(identity: LinkIdentity, connectTime: number, instanceId: string): Promise<number | undefined> {
@@ -190,8 +210,8 @@ export class DeviceRepository implements LinkStore {
     return result
   }
 
-  async claimedSince(since: number): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', since).execute()
+  async claimedWithin(seconds: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', this.clock.shifted(-seconds)).execute()
     return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
   }
 

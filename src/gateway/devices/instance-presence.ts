@@ -75,13 +75,16 @@ export class InstancePresence {
   }
 
   private async pass(): Promise<void> {
+    // How long this instance has been beating is its own affair: its own clock.
     const now = nowSeconds()
-    await this.beat(now)
+    await this.beat()
     this.healthySince ??= now
-    if ((now - this.healthySince) * 1000 >= this.options.lostAfterMs) await this.storage.exclusive(SWEEP_LOCK, () => this.sweep(now))
+    if ((now - this.healthySince) * 1000 >= this.options.lostAfterMs) await this.storage.exclusive(SWEEP_LOCK, () => this.sweep())
   }
 
-  private async beat(now: number): Promise<void> {
+  /** A sign of life on the database's clock: the sweeps of other instances compare it with that clock. */
+  private async beat(): Promise<void> {
+    const { now } = this.storage.clock
     const updated = await this.db.updateTable('instances').set({ last_seen: now }).where('instance_id', '=', this.instanceId).executeTakeFirst()
     if (updated.numUpdatedRows > 0n) return void this.beats++
     await this.db
@@ -124,8 +127,8 @@ export class InstancePresence {
    * is skipped (the claim names its new holder; a row skipped for another reason is taken by the
    * next pass), so the sweep never waits on a claim, nor a claim long on the sweep.
    */
-  private async sweep(now: number): Promise<void> {
-    const cutoff = now - this.options.lostAfterMs / 1000
+  private async sweep(): Promise<void> {
+    const cutoff = await this.storage.clock.read(this.db) - this.options.lostAfterMs / 1000
     const full = this.sweeps++ % FULL_SWEEP_EVERY === 0
     // Usually no instance is silent: one look at the (small) instances table, nothing more.
     const silentInstances = full ? [] : (await this.db.selectFrom('instances').select('instance_id').where('last_seen', '<', cutoff).execute()).map((r) => r.instance_id)

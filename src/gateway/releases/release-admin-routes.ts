@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { writeAudit } from '../../storage/audit-repository.js'
+import { transactionWithRetries } from '../../storage/transaction.js'
 import { ActivateAnswer, ReleaseIdParams, ReleaseList, ReleaseListQuery } from './firmware-schemas.js'
 import { activateRelease, listReleases } from '../../firmware/release-repository.js'
 import { releaseEvent } from './release-event.js'
@@ -25,12 +26,11 @@ export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
     { schema: { tags, security: [{ bearer: [] }], params: ReleaseIdParams, response: { 200: ActivateAnswer } } },
     async (request) => {
       const { release_id } = request.params
-      const activated = await activateRelease(storage.db, release_id)
-      await writeAudit(storage.db, {
-        actor: request.user!.username,
-        action: 'firmware.activate',
-        outcome: activated ? 'activated' : 'not_found',
-        release_id,
+      // The activation and its audit record commit together (a failed try of either leaves neither).
+      const activated = await transactionWithRetries(storage.db, async (trx) => {
+        const activation = await activateRelease(trx, release_id)
+        await writeAudit(trx, { actor: request.user!.username, action: 'firmware.activate', outcome: activation ? 'activated' : 'not_found', release_id })
+        return activation
       })
       if (!activated) throw new AppError('not_found', `No release ${release_id}`)
       for (const old of activated.deactivated) deps.events.publish(releaseEvent(old.release_id, old.display_version, false, 'deactivated'))

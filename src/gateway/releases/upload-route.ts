@@ -5,6 +5,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { isIdentifier } from '@fleetgate/device-agent/protocol'
 import { writeAudit } from '../../storage/audit-repository.js'
+import { inTransaction } from '../../storage/transaction.js'
 import { verifyRelease } from '../../firmware/verify-release.js'
 import { UploadAnswer, UploadBodyDoc } from './firmware-schemas.js'
 import { insertRelease, releaseExists } from '../../firmware/release-repository.js'
@@ -105,29 +106,35 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
         system: { sha256: string; crc32: string }
         product: { hw_version: number }
       }
-      const stored = await insertRelease(storage.db, {
-        release_id: releaseId,
-        image_version: manifest.image_version,
-        display_version: manifest.display_version,
-        size: image.length,
-        sha256: manifest.system.sha256.toLowerCase(),
-        crc32: manifest.system.crc32.toLowerCase().replace(/^0x/, ''),
-        hw_version: manifest.product.hw_version,
-        manifest,
-        image,
-        created_by: actor,
+      // The stored release and its audit record commit together.
+      const stored = await inTransaction(storage.db, async (trx) => {
+        const inserted = await insertRelease(trx, {
+          release_id: releaseId,
+          image_version: manifest.image_version,
+          display_version: manifest.display_version,
+          size: image.length,
+          sha256: manifest.system.sha256.toLowerCase(),
+          crc32: manifest.system.crc32.toLowerCase().replace(/^0x/, ''),
+          hw_version: manifest.product.hw_version,
+          manifest,
+          image,
+          created_by: actor,
+        })
+        if (inserted) {
+          await writeAudit(trx, {
+            actor,
+            action: 'firmware.upload',
+            outcome: 'accepted',
+            release_id: releaseId,
+            detail: { size: image.length, sha256: manifest.system.sha256.toLowerCase(), image_version: manifest.image_version },
+          })
+        }
+        return inserted
       })
       if (!stored) {
         await reject({ reasons: ['release id already exists'], size: image.length })
         throw new AppError('conflict', `Release ${releaseId} already exists`)
       }
-      await writeAudit(storage.db, {
-        actor,
-        action: 'firmware.upload',
-        outcome: 'accepted',
-        release_id: releaseId,
-        detail: { size: image.length, sha256: manifest.system.sha256.toLowerCase(), image_version: manifest.image_version },
-      })
       deps.events.publish(releaseEvent(releaseId, manifest.display_version, false, 'uploaded'))
       return reply.status(201).send({ success: true, release_id: releaseId, image_version: manifest.image_version })
     },

@@ -26,7 +26,7 @@ export interface Rollouts {
 
 /** Builds the rollouts of one instance: the offers go to the machines linked to `registry`. */
 export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: DeviceRepository): Rollouts {
-  const repo = new RolloutRepository(deps.storage.db)
+  const repo = new RolloutRepository(deps.storage.db, deps.storage.clock)
   const metrics = createRolloutMetrics(deps.metrics.registry)
   const machineChanged: (rolloutId: string, machine: Parameters<RolloutEngine['machineChanged']>[1]) => void = (rolloutId, machine) =>
     engine.machineChanged(rolloutId, machine)
@@ -39,7 +39,7 @@ export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: D
     log: deps.log,
     changed: (rollout, machine) => machineChanged(rollout.rollout_id, machine),
   })
-  const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
+  const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, metrics, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
   const reports = new RolloutReports({ repo, metrics, log: deps.log, changed: machineChanged })
   const service = new RolloutService({ db: deps.storage.db, repo, devices, engine })
   return { repo, service, reports, engine }

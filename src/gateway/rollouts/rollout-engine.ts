@@ -3,11 +3,12 @@ import type { EventBus } from '../../events/event-bus.js'
 import type { FleetEvent } from '../../fleet-event.js'
 import { activateRelease, findReleaseSummary } from '../../firmware/release-repository.js'
 import { PeriodicTask } from '../../lib/periodic-task.js'
-import { nowSeconds } from '../../lib/time.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
+import { inTransaction } from '../../storage/transaction.js'
 import { releaseEvent } from '../releases/release-event.js'
 import { rolloutDeviceEvent, rolloutEvent } from './rollout-events.js'
+import type { RolloutMetrics } from './rollout-metrics.js'
 import type { OfferedRelease, RolloutOffers } from './rollout-offers.js'
 import type { ChangedMachine, RolloutRepository, RolloutRow } from './rollout-repository.js'
 import { emptyCounts, ENDED_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
@@ -18,6 +19,7 @@ export interface RolloutEngineDeps {
   offers: RolloutOffers
   events: EventBus<FleetEvent>
   log: FastifyBaseLogger
+  metrics: RolloutMetrics
   stepTimeoutSeconds: number
 }
 
@@ -45,7 +47,10 @@ export class RolloutEngine {
   constructor(private readonly deps: RolloutEngineDeps) {
     this.task = new PeriodicTask(
       () => this.pass(),
-      (err) => deps.log.warn({ err }, 'rollout pass failed'),
+      (err) => {
+        deps.metrics.passFailures.inc()
+        deps.log.warn({ err }, 'rollout pass failed')
+      },
     )
   }
 
@@ -69,7 +74,7 @@ export class RolloutEngine {
         rollout_id: rolloutId,
         device_id: machine.device_id,
         stage: Number(machine.stage),
-        state: machine.state as MachineState,
+        state: machine.state,
         progress: machine.progress === null ? null : Number(machine.progress),
         error: machine.error,
       }),
@@ -79,13 +84,14 @@ export class RolloutEngine {
   }
 
   /** The rollout's `rollout` event with its current counts. */
-  announce(row: RolloutRow, counts: RolloutCounts, state = row.state as RolloutState, stage = Number(row.stage)): void {
+  announce(row: RolloutRow, counts: RolloutCounts, state = row.state, stage = Number(row.stage)): void {
     this.deps.events.publish(rolloutEvent({ rollout_id: row.rollout_id, release_id: row.release_id, state, stage, counts }))
   }
 
   private async pass(): Promise<void> {
     const { repo } = this.deps
-    const now = nowSeconds()
+    // One time for the whole pass, the database's: other instances compare what it writes.
+    const now = await repo.clock.read(this.deps.db)
     if (this.passes++ % ABORTED_CHECK_EVERY === 0) {
       for (const machine of await repo.failSilentAfterAbort(now - this.deps.stepTimeoutSeconds, now, this.silenceError())) this.machineChanged(machine.rollout_id, machine)
     }
@@ -100,7 +106,7 @@ export class RolloutEngine {
     if (current.state === 'running') {
       const lost = await repo.requeueUnanswered(current.rollout_id, now - UNANSWERED_OFFER_S, now)
       for (const machine of lost) this.machineChanged(current.rollout_id, machine)
-      await this.deps.offers.offerDue(current, await this.releaseOf(current))
+      await this.deps.offers.offerDue(current, await this.releaseOf(current), now)
     }
     await this.announceCounts(current, counts, now)
   }
@@ -120,15 +126,20 @@ export class RolloutEngine {
     const size = tally.filter((t) => t.stage === stage).reduce((n, t) => n + t.n, 0)
     const failed = tally.filter((t) => t.stage === stage && t.state === 'failed').reduce((n, t) => n + t.n, 0)
     if (stage >= Number(rollout.check_failures_from) && size > 0 && failed / size > Number(rollout.max_failure_ratio)) {
-      if (!(await repo.pauseAtStage(id, stage, now))) return undefined
-      this.deps.log.warn({ rolloutId: id, stage, failed, size }, 'rollout paused: too many machines failed')
-      await writeAudit(this.deps.db, {
-        actor: ROLLOUT_ACTOR,
-        action: 'rollout.pause',
-        outcome: 'failure_threshold',
-        release_id: rollout.release_id,
-        detail: { rollout_id: id, stage, failed, stage_size: size, max_failure_ratio: Number(rollout.max_failure_ratio) },
+      // The pause and its audit record commit together.
+      const paused = await inTransaction(this.deps.db, async (trx) => {
+        if (!(await repo.in(trx).pauseAtStage(id, stage, now))) return false
+        await writeAudit(trx, {
+          actor: ROLLOUT_ACTOR,
+          action: 'rollout.pause',
+          outcome: 'failure_threshold',
+          release_id: rollout.release_id,
+          detail: { rollout_id: id, stage, failed, stage_size: size, max_failure_ratio: Number(rollout.max_failure_ratio) },
+        })
+        return true
       })
+      if (!paused) return undefined
+      this.deps.log.warn({ rolloutId: id, stage, failed, size }, 'rollout paused: too many machines failed')
       this.announce(rollout, counts, 'paused')
       return { ...rollout, state: 'paused' }
     }
@@ -144,8 +155,8 @@ export class RolloutEngine {
     const stage = Number(rollout.stage)
     if (now < Number(rollout.stage_ended_at) + Number(rollout.soak_seconds)) return undefined
     if (stage >= stages.length - 1) {
-      if (!(await this.deps.repo.complete(id, stage, now))) return undefined
-      await this.activate(rollout)
+      const completed = await this.complete(rollout, stage, now)
+      if (!completed) return undefined
       this.announce(rollout, counts, 'completed')
       return { ...rollout, state: 'completed' }
     }
@@ -158,27 +169,28 @@ export class RolloutEngine {
     return next
   }
 
-  /** The completed rollout's release becomes the active one (§6), with its audit record and events. */
-  private async activate(rollout: RolloutRow): Promise<void> {
-    const { db, events } = this.deps
-    const activated = await activateRelease(db, rollout.release_id)
-    await writeAudit(db, {
-      actor: ROLLOUT_ACTOR,
-      action: 'rollout.complete',
-      outcome: activated ? 'completed' : 'release_missing',
-      release_id: rollout.release_id,
-      detail: { rollout_id: rollout.rollout_id },
+  /**
+   * Completes the rollout: the decision, the release becoming the active one (§6) and their audit
+   * records commit together or not at all (a failure leaves the rollout running, and a later pass
+   * decides again). Events follow the commit. False when another decision came first.
+   */
+  private async complete(rollout: RolloutRow, stage: number, now: number): Promise<boolean> {
+    const { db, events, repo } = this.deps
+    const detail = { rollout_id: rollout.rollout_id }
+    const outcome = await inTransaction(db, async (trx) => {
+      if (!(await repo.in(trx).complete(rollout.rollout_id, stage, now))) return undefined
+      const activated = await activateRelease(trx, rollout.release_id)
+      const release_id = rollout.release_id
+      await writeAudit(trx, { actor: ROLLOUT_ACTOR, action: 'rollout.complete', outcome: activated ? 'completed' : 'release_missing', release_id, detail })
+      if (activated) await writeAudit(trx, { actor: ROLLOUT_ACTOR, action: 'firmware.activate', outcome: 'activated', release_id, detail })
+      return { activated }
     })
-    if (!activated) return
-    await writeAudit(db, {
-      actor: ROLLOUT_ACTOR,
-      action: 'firmware.activate',
-      outcome: 'activated',
-      release_id: rollout.release_id,
-      detail: { rollout_id: rollout.rollout_id },
-    })
-    for (const old of activated.deactivated) events.publish(releaseEvent(old.release_id, old.display_version, false, 'deactivated'))
-    events.publish(releaseEvent(rollout.release_id, activated.display_version, true, 'activated'))
+    if (!outcome) return false
+    if (outcome.activated) {
+      for (const old of outcome.activated.deactivated) events.publish(releaseEvent(old.release_id, old.display_version, false, 'deactivated'))
+      events.publish(releaseEvent(rollout.release_id, outcome.activated.display_version, true, 'activated'))
+    }
+    return true
   }
 
   /** A `rollout` event when the counts changed, at most once a second, by one instance. */

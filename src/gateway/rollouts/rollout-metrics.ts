@@ -4,6 +4,7 @@ export interface RolloutMetrics {
   offers: Counter
   busy: Counter<'reason'>
   ignoredReports: Counter<'reason'>
+  passFailures: Counter
 }
 
 export function createRolloutMetrics(registry: Registry): RolloutMetrics {
@@ -19,6 +20,11 @@ export function createRolloutMetrics(registry: Registry): RolloutMetrics {
       name: 'fleetgate_rollout_ignored_reports_total',
       help: 'firmware-status frames ignored: no offer of that rollout to the machine, or its install already ended',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    passFailures: new Counter({
+      name: 'fleetgate_rollout_pass_failures_total',
+      help: 'Rollout passes that failed (the database could not be reached, a decision could not commit): nothing of the failed decision is kept, the next pass decides again',
       registers: [registry],
     }),
   }

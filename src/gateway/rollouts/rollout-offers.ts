@@ -3,7 +3,6 @@ import type { LinkRegistry } from '../../link/link-registry.js'
 import type { DeviceLink } from '../../link/device-link.js'
 import type { FirmwareOfferFrame } from '@fleetgate/device-agent/protocol'
 import type { ActiveRelease } from '../../firmware/release-repository.js'
-import { nowSeconds } from '../../lib/time.js'
 import type { RolloutMetrics } from './rollout-metrics.js'
 import type { ChangedMachine, RolloutRepository, RolloutRow } from './rollout-repository.js'
 
@@ -42,10 +41,10 @@ export class RolloutOffers {
 
   constructor(private readonly deps: RolloutOffersDeps) {}
 
-  async offerDue(rollout: RolloutRow, release: OfferedRelease): Promise<void> {
+  /** Offers to the due machines linked here; `now` is the pass's time on the database's clock. */
+  async offerDue(rollout: RolloutRow, release: OfferedRelease, now: number): Promise<void> {
     const room = MAX_CONCURRENT - this.trying.size
     if (room <= 0) return
-    const now = nowSeconds()
     const due = await this.deps.repo.dueHere(rollout.rollout_id, this.deps.instanceId, now, room + this.trying.size)
     for (const deviceId of due) {
       if (this.trying.size >= MAX_CONCURRENT) break
@@ -63,12 +62,12 @@ export class RolloutOffers {
   private async tryOne(rollout: RolloutRow, release: OfferedRelease, link: DeviceLink, now: number): Promise<void> {
     const { repo, metrics } = this.deps
     const id = rollout.rollout_id
-    if (!(await repo.takeTry(id, link.deviceId, now, now + RETRY_SECONDS))) return
+    if (!(await repo.takeTry(id, link.deviceId, now, RETRY_SECONDS))) return
     if (await this.placing(link)) {
       metrics.busy.inc({ reason: 'task' })
       return
     }
-    const offered = await repo.markOffered(id, link.deviceId, nowSeconds())
+    const offered = await repo.markOffered(id, link.deviceId)
     if (!offered) return
     const frame: FirmwareOfferFrame = {
       type: 'firmware-offer',

@@ -5,7 +5,7 @@ import { nowSeconds } from '../../lib/time.js'
 import { RETRY_SECONDS } from './rollout-offers.js'
 import type { RolloutMetrics } from './rollout-metrics.js'
 import type { ChangedMachine, RolloutRepository } from './rollout-repository.js'
-import type { MachineState } from './rollout-states.js'
+import type { MachineState, ReportedState } from './rollout-states.js'
 
 export interface RolloutReportsDeps {
   repo: RolloutRepository
@@ -48,7 +48,7 @@ export class RolloutReports {
   }
 
   private async apply(deviceId: string, frame: FirmwareStatusFrame): Promise<void> {
-    const state: MachineState = frame.state === 'busy' ? 'waiting' : frame.state
+    const state: ReportedState = frame.state === 'busy' ? 'waiting' : frame.state
     const now = nowSeconds()
     const last = this.written.get(deviceId)
     const progress = frame.progress ?? null
@@ -58,8 +58,7 @@ export class RolloutReports {
       frame.release_id,
       deviceId,
       { state, progress: state === 'waiting' ? null : progress, error: frame.error ?? null },
-      now,
-      now + RETRY_SECONDS,
+      RETRY_SECONDS,
     )
     if (!changed) {
       this.deps.metrics.ignoredReports.inc({ reason: 'not_offered_or_ended' })

@@ -1,28 +1,30 @@
+import type { Static } from '@sinclair/typebox'
 import type { Selectable } from 'kysely'
 import { AppError } from '../../errors.js'
+import type { DatabaseClock } from '../../storage/database-clock.js'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Database } from '../../storage/database.js'
 import type { Db } from '../../storage/storage.js'
-import { emptyCounts, ENDED_STATES, IN_PROGRESS_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
+import { inTransaction } from '../../storage/transaction.js'
+import type { Rollout as RolloutSchema } from './rollout-schemas.js'
+import {
+  emptyCounts,
+  MACHINE_MOVES,
+  reportTransition,
+  ROLLOUT_MOVES,
+  type MachineState,
+  type MachineTransition,
+  type ReportedState,
+  type RolloutCounts,
+  type RolloutState,
+  type RolloutTransition,
+} from './rollout-states.js'
 
-export type RolloutRow = Selectable<Database['rollouts']>
-export type RolloutDeviceRow = Selectable<Database['rollout_devices']>
+export type RolloutRow = Omit<Selectable<Database['rollouts']>, 'state'> & { state: RolloutState }
+export type RolloutDeviceRow = Omit<Selectable<Database['rollout_devices']>, 'state'> & { state: MachineState }
 
 /** A rollout as the API answers it (contract §14). */
-export interface Rollout {
-  rollout_id: string
-  release_id: string
-  display_version: string
-  state: RolloutState
-  stage: number
-  stages: number[]
-  max_failure_ratio: number
-  soak_seconds: number
-  created_at: number
-  created_by: string
-  counts: RolloutCounts
-  targeted: number
-}
+export type Rollout = Static<typeof RolloutSchema>
 
 export interface NewRollout {
   rollout_id: string
@@ -40,19 +42,33 @@ export interface NewRollout {
 /** One machine's row changed by a decision: what its `rollout-device` event says. */
 export type ChangedMachine = Pick<RolloutDeviceRow, 'device_id' | 'stage' | 'state' | 'progress' | 'error'>
 
+type RolloutStateColumn = { state: RolloutState }
+type MachineStateColumn = { state: MachineState }
+
 const INSERT_CHUNK = 500
 const CHANGED_COLUMNS = ['device_id', 'stage', 'state', 'progress', 'error'] as const
 
 /**
  * Rollouts in the database: every decision (stage changes, pauses, offers, reports) is a
- * compare-and-set UPDATE, so it is taken once however many instances try it at once (§13, §14).
+ * compare-and-set UPDATE that names the state it leaves (a transition of rollout-states.ts), so
+ * it is taken once however many instances try it at once (§13, §14). Times are the database's
+ * clock: `now` arguments come from `DatabaseClock.read`, and writes of one machine's times use
+ * its expression (docs/coordination.md).
  */
 export class RolloutRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    readonly clock: DatabaseClock,
+  ) {}
+
+  /** The same repository inside a transaction, so a decision commits with its consequences. */
+  in(trx: Db): RolloutRepository {
+    return new RolloutRepository(trx, this.clock)
+  }
 
   /** Inserts the rollout and its machines; the first stage's machines wait for an offer. Undefined when another rollout is active. */
   async create(r: NewRollout): Promise<RolloutRow | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const row = await trx
         .insertInto('rollouts')
         .values({
@@ -77,6 +93,7 @@ export class RolloutRepository {
         })
         .onConflict((oc) => oc.column('active_slot').doNothing())
         .returningAll()
+        .$narrowType<RolloutStateColumn>()
         .executeTakeFirst()
       if (!row) return undefined
       for (let i = 0; i < r.machines.length; i += INSERT_CHUNK) {
@@ -100,17 +117,17 @@ export class RolloutRepository {
   }
 
   find(rolloutId: string): Promise<RolloutRow | undefined> {
-    return this.db.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId).executeTakeFirst()
+    return this.db.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId).$narrowType<RolloutStateColumn>().executeTakeFirst()
   }
 
   /** The running or paused rollout, if any. */
   findActive(): Promise<RolloutRow | undefined> {
-    return this.db.selectFrom('rollouts').selectAll().where('active_slot', '=', 1).executeTakeFirst()
+    return this.db.selectFrom('rollouts').selectAll().where('active_slot', '=', 1).$narrowType<RolloutStateColumn>().executeTakeFirst()
   }
 
   /** Newest first; `before` is the rollout id the previous page ended with. */
   async list(limit: number, before?: string): Promise<{ rows: RolloutRow[]; next_before?: string }> {
-    let query = this.db.selectFrom('rollouts').selectAll().orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(limit + 1)
+    let query = this.db.selectFrom('rollouts').selectAll().$narrowType<RolloutStateColumn>().orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(limit + 1)
     if (before !== undefined) {
       const cursor = await this.find(before)
       if (!cursor) throw new AppError('bad_request', 'Unknown cursor')
@@ -127,7 +144,7 @@ export class RolloutRepository {
 
   /** Machines of a rollout in stage order; `after` is the machine id the previous page ended with. */
   async machines(rolloutId: string, limit: number, after?: string): Promise<{ rows: RolloutDeviceRow[]; next_after?: string }> {
-    let query = this.db.selectFrom('rollout_devices').selectAll().where('rollout_id', '=', rolloutId).orderBy('position').limit(limit + 1)
+    let query = this.db.selectFrom('rollout_devices').selectAll().$narrowType<MachineStateColumn>().where('rollout_id', '=', rolloutId).orderBy('position').limit(limit + 1)
     if (after !== undefined) {
       const cursor = await this.db
         .selectFrom('rollout_devices')
@@ -149,8 +166,9 @@ export class RolloutRepository {
       .select(['stage', 'state', (eb) => eb.fn.countAll<number>().as('n')])
       .where('rollout_id', '=', rolloutId)
       .groupBy(['stage', 'state'])
+      .$narrowType<MachineStateColumn>()
       .execute()
-    return rows.map((r) => ({ stage: Number(r.stage), state: r.state as MachineState, n: Number(r.n) }))
+    return rows.map((r) => ({ stage: Number(r.stage), state: r.state, n: Number(r.n) }))
   }
 
   /** Counts per state of each rollout. */
@@ -162,53 +180,62 @@ export class RolloutRepository {
       .select(['rollout_id', 'state', (eb) => eb.fn.countAll<number>().as('n')])
       .where('rollout_id', 'in', rolloutIds)
       .groupBy(['rollout_id', 'state'])
+      .$narrowType<MachineStateColumn>()
       .execute()
-    for (const row of rows) result.get(row.rollout_id)![row.state as MachineState] = Number(row.n)
+    for (const row of rows) result.get(row.rollout_id)![row.state] = Number(row.n)
     return result
   }
 
-  /** Moves the rollout from one of `from` to `to`; false when it was not in `from` (another decision came first). */
-  async transition(rolloutId: string, from: readonly RolloutState[], to: RolloutState, now: number, extra: { check_failures_from?: number } = {}): Promise<boolean> {
+  /** Takes a rollout transition; false when the rollout was not in a state it leaves (another decision came first). */
+  async transition(rolloutId: string, move: RolloutTransition, now: number, extra: { check_failures_from?: number } = {}): Promise<boolean> {
+    const active = move.to === 'running' || move.to === 'paused'
     const result = await this.db
       .updateTable('rollouts')
-      .set({ state: to, active_slot: to === 'running' || to === 'paused' ? 1 : null, updated_at: now, ...extra })
+      .set({ state: move.to, active_slot: active ? 1 : null, updated_at: now, ...extra })
       .where('rollout_id', '=', rolloutId)
-      .where('state', 'in', from)
+      .where('state', 'in', move.from)
       .executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
 
   /** Completes a running rollout at stage `stage`; false when another decision came first. */
   complete(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    return this.decideAtStage(rolloutId, stage, { state: 'completed', active_slot: null, updated_at: now }, { running: true })
+    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.complete, { updated_at: now })
   }
 
   /** Pauses a running rollout whose stage `stage` failed too often; false when another decision came first. */
   pauseAtStage(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    return this.decideAtStage(rolloutId, stage, { state: 'paused', updated_at: now }, { running: true })
+    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.pause, { updated_at: now })
   }
 
-  /** Records that every machine of stage `stage` ended (the soak starts now). */
-  markStageEnded(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    return this.decideAtStage(rolloutId, stage, { stage_ended_at: now, updated_at: now }, { stageEnded: false })
+  /** Records that every machine of stage `stage` ended (the soak starts now); the state does not change. */
+  async markStageEnded(rolloutId: string, stage: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ stage_ended_at: now, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('stage', '=', stage)
+      .where('stage_ended_at', 'is', null)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
-  /** A compare-and-set on the rollout at stage `stage` (and, as asked, running / its stage not yet ended). */
-  private async decideAtStage(
-    rolloutId: string,
-    stage: number,
-    set: Partial<Pick<RolloutRow, 'state' | 'active_slot' | 'stage_ended_at' | 'updated_at'>>,
-    when: { running?: boolean; stageEnded?: false },
-  ): Promise<boolean> {
-    let query = this.db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId).where('stage', '=', stage)
-    if (when.running) query = query.where('state', '=', 'running')
-    if (when.stageEnded === false) query = query.where('stage_ended_at', 'is', null)
-    return (await query.executeTakeFirst()).numUpdatedRows > 0n
+  /** A transition of the rollout taken only while it is at stage `stage`. */
+  private async decideAtStage(rolloutId: string, stage: number, move: RolloutTransition, set: { updated_at: number }): Promise<boolean> {
+    const active = move.to === 'running' || move.to === 'paused'
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ ...set, state: move.to, active_slot: active ? 1 : null })
+      .where('rollout_id', '=', rolloutId)
+      .where('stage', '=', stage)
+      .where('state', 'in', move.from)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
   /** Opens stage `stage + 1` of a running rollout: its machines start waiting. Undefined when another decision came first. */
   async openNextStage(rolloutId: string, stage: number, now: number): Promise<ChangedMachine[] | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const moved = await trx
         .updateTable('rollouts')
         .set({ stage: stage + 1, stage_opened_at: now, stage_ended_at: null, updated_at: now })
@@ -217,54 +244,62 @@ export class RolloutRepository {
         .where('stage', '=', stage)
         .executeTakeFirst()
       if (moved.numUpdatedRows === 0n) return undefined
+      const move = MACHINE_MOVES.stageOpens
       return trx
         .updateTable('rollout_devices')
-        .set({ state: 'waiting', next_try_at: 0, updated_at: now })
+        .set({ state: move.to, next_try_at: 0, updated_at: now })
         .where('rollout_id', '=', rolloutId)
         .where('stage', '=', stage + 1)
-        .where('state', '=', 'pending')
+        .where('state', 'in', move.from)
         .returning(CHANGED_COLUMNS)
+        .$narrowType<MachineStateColumn>()
         .execute()
     })
   }
 
   /** Offered machines silent since `silentSince` fail; returns those this call failed. */
   failSilent(rolloutId: string, silentSince: number, now: number, error: string): Promise<ChangedMachine[]> {
+    const move = MACHINE_MOVES.silent
     return this.db
       .updateTable('rollout_devices')
-      .set({ state: 'failed', error, updated_at: now })
+      .set({ state: move.to, error, updated_at: now })
       .where('rollout_id', '=', rolloutId)
-      .where('state', 'in', IN_PROGRESS_STATES)
+      .where('state', 'in', move.from)
       .where('last_report_at', '<', silentSince)
       .returning(CHANGED_COLUMNS)
+      .$narrowType<MachineStateColumn>()
       .execute()
   }
 
   /** The same for aborted rollouts, whose machines may still finish (§14): returns those failed, with their rollout. */
   failSilentAfterAbort(silentSince: number, now: number, error: string): Promise<(ChangedMachine & { rollout_id: string })[]> {
+    const move = MACHINE_MOVES.silent
     return this.db
       .updateTable('rollout_devices')
-      .set({ state: 'failed', error, updated_at: now })
-      .where('state', 'in', IN_PROGRESS_STATES)
+      .set({ state: move.to, error, updated_at: now })
+      .where('state', 'in', move.from)
       .where('last_report_at', '<', silentSince)
       .where('rollout_id', 'in', (eb) => eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted'))
       .returning(['rollout_id', ...CHANGED_COLUMNS])
+      .$narrowType<MachineStateColumn>()
       .execute()
   }
 
   /**
-   * Offered machines that linked again since the offer and have not reported since: the offer may
+   * Offered machines that linked again since the offer and have not answered it: the offer may
    * have been lost with the old link (an instance killed between recording the offer and sending
    * it). They wait again, so the holder of their new link asks for their task and offers afresh.
+   * "Linked again" is the link claim's time, like the offer's on the database's clock.
    */
   requeueUnanswered(rolloutId: string, offeredBefore: number, now: number): Promise<ChangedMachine[]> {
+    const move = MACHINE_MOVES.offerLost
     return this.db
       .updateTable('rollout_devices')
-      .set({ state: 'waiting', next_try_at: 0, updated_at: now })
+      .set({ state: move.to, next_try_at: 0, updated_at: now })
       .where('rollout_id', '=', rolloutId)
-      .where('state', '=', 'offered')
+      .where('state', 'in', move.from)
       .where('offered_at', '<', offeredBefore)
-      .whereRef('last_report_at', '=', 'offered_at')
+      .where('answered_at', 'is', null)
       .where((eb) =>
         eb.exists(
           eb
@@ -272,10 +307,11 @@ export class RolloutRepository {
             .select('devices.device_id')
             .whereRef('devices.device_id', '=', 'rollout_devices.device_id')
             .where('devices.link_instance', 'is not', null)
-            .whereRef('devices.connect_time', '>', 'rollout_devices.offered_at'),
+            .whereRef('devices.link_claimed_at', '>', 'rollout_devices.offered_at'),
         ),
       )
       .returning(CHANGED_COLUMNS)
+      .$narrowType<MachineStateColumn>()
       .execute()
   }
 
@@ -295,11 +331,15 @@ export class RolloutRepository {
     return rows.map((r) => r.device_id)
   }
 
-  /** Takes a due waiting machine for one try until `retryAt`; false when another instance took it first. */
-  async takeTry(rolloutId: string, deviceId: string, now: number, retryAt: number): Promise<boolean> {
+  /**
+   * Takes a due waiting machine for one try: `next_try_at` moves `retrySeconds` ahead, so no other
+   * instance tries it meanwhile (the lease of a try; the state does not change). False when
+   * another instance took it first.
+   */
+  async takeTry(rolloutId: string, deviceId: string, now: number, retrySeconds: number): Promise<boolean> {
     const result = await this.db
       .updateTable('rollout_devices')
-      .set({ next_try_at: retryAt })
+      .set({ next_try_at: this.clock.shifted(retrySeconds) })
       .where('rollout_id', '=', rolloutId)
       .where('device_id', '=', deviceId)
       .where('state', '=', 'waiting')
@@ -308,40 +348,54 @@ export class RolloutRepository {
     return result.numUpdatedRows > 0n
   }
 
-  /** A waiting machine of a still-running rollout becomes offered; false when it no longer applies. */
-  async markOffered(rolloutId: string, deviceId: string, now: number): Promise<ChangedMachine | undefined> {
+  /** A waiting machine of a still-running rollout becomes offered, now by the database's clock; undefined when it no longer applies. */
+  async markOffered(rolloutId: string, deviceId: string): Promise<ChangedMachine | undefined> {
+    const move = MACHINE_MOVES.offer
+    const { now } = this.clock
     return this.db
       .updateTable('rollout_devices')
-      .set({ state: 'offered', offered_at: now, last_report_at: now, progress: null, error: null, updated_at: now })
+      .set({ state: move.to, offered_at: now, last_report_at: now, answered_at: null, progress: null, error: null, updated_at: now })
       .where('rollout_id', '=', rolloutId)
       .where('device_id', '=', deviceId)
-      .where('state', '=', 'waiting')
+      .where('state', 'in', move.from)
       .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('state', '=', 'running')))
       .returning(CHANGED_COLUMNS)
+      .$narrowType<MachineStateColumn>()
       .executeTakeFirst()
   }
 
   /**
-   * A machine's report, taken when the machine was offered this rollout's release and has not
-   * ended: `busy` puts it back to waiting until `retryAt`. Undefined when the report does not apply.
+   * A machine's report, taken when the machine was offered this rollout's release and is in a
+   * state that may lead to the reported one (rollout-states.ts: never from waiting, so a late
+   * frame of an old offer cannot take a re-queued machine out of the queue, nor after its install
+   * ended). `busy` puts it back to waiting for `retrySeconds`. Undefined when the report does not apply.
    */
   async report(
     rolloutId: string,
     releaseId: string,
     deviceId: string,
-    change: { state: MachineState; progress: number | null; error: string | null },
-    now: number,
-    retryAt: number,
+    change: { state: ReportedState; progress: number | null; error: string | null },
+    retrySeconds: number,
   ): Promise<ChangedMachine | undefined> {
+    const move = reportTransition(change.state)
+    const { now } = this.clock
     return this.db
       .updateTable('rollout_devices')
-      .set({ ...change, last_report_at: now, updated_at: now, ...(change.state === 'waiting' ? { next_try_at: retryAt } : {}) })
+      .set({
+        state: move.to,
+        progress: change.progress,
+        error: change.error,
+        last_report_at: now,
+        answered_at: now,
+        updated_at: now,
+        ...(move.to === 'waiting' ? { next_try_at: this.clock.shifted(retrySeconds) } : {}),
+      })
       .where('rollout_id', '=', rolloutId)
       .where('device_id', '=', deviceId)
-      .where('offered_at', 'is not', null)
-      .where('state', 'not in', ENDED_STATES)
+      .where('state', 'in', move.from)
       .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('release_id', '=', releaseId)))
       .returning(CHANGED_COLUMNS)
+      .$narrowType<MachineStateColumn>()
       .executeTakeFirst()
   }
 
@@ -363,7 +417,7 @@ export function rolloutView(row: RolloutRow, counts: RolloutCounts): Rollout {
     rollout_id: row.rollout_id,
     release_id: row.release_id,
     display_version: row.display_version,
-    state: row.state as RolloutState,
+    state: row.state,
     stage: Number(row.stage),
     stages: JSON.parse(row.stages) as number[],
     max_failure_ratio: Number(row.max_failure_ratio),

@@ -37,7 +37,7 @@ export const rolloutRoutes: FastifyPluginAsyncTypebox<{ service: RolloutService;
       const devices = rows.map((r) => ({
         device_id: r.device_id,
         stage: Number(r.stage),
-        state: r.state as never,
+        state: r.state,
         progress: r.progress === null ? null : Number(r.progress),
         error: r.error,
         updated_at: Number(r.updated_at),

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import { AppError } from '../../errors.js'
 import { findReleaseSummary } from '../../firmware/release-repository.js'
-import { nowSeconds } from '../../lib/time.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
+import { inTransaction } from '../../storage/transaction.js'
 import type { DeviceRepository } from '../devices/device-repository.js'
 import type { RolloutEngine } from './rollout-engine.js'
 import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
 import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES } from './rollout-schemas.js'
-import type { RolloutState } from './rollout-states.js'
+import { ROLLOUT_MOVES } from './rollout-states.js'
 import { stableOrder, stageOfPositions, stagesProblem } from './stage-membership.js'
 
 export interface RolloutServiceDeps {
@@ -19,13 +19,9 @@ export interface RolloutServiceDeps {
   engine: RolloutEngine
 }
 
-/** A hand-made transition: where it may start from, where it goes. */
-const TRANSITIONS = {
-  pause: { from: ['running'], to: 'paused' },
-  resume: { from: ['paused'], to: 'running' },
-  abort: { from: ['running', 'paused'], to: 'aborted' },
-} as const satisfies Record<string, { from: readonly RolloutState[]; to: RolloutState }>
-export type RolloutAction = keyof typeof TRANSITIONS
+/** What an administrator may do to a rollout (§14), each a transition of rollout-states.ts. */
+const ACTIONS = { pause: ROLLOUT_MOVES.pause, resume: ROLLOUT_MOVES.resume, abort: ROLLOUT_MOVES.abort } as const
+export type RolloutAction = keyof typeof ACTIONS
 
 /** The administrators' side of rollouts (contract §14): create, pause, resume, abort, read. */
 export class RolloutService {
@@ -43,25 +39,30 @@ export class RolloutService {
     const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
     const order = stableOrder(rolloutId, targets)
     const stageOf = stageOfPositions(stages, order.length)
-    const row = await repo.create({
-      rollout_id: rolloutId,
-      release_id: release.release_id,
-      display_version: release.display_version,
-      stages,
-      max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
-      soak_seconds: body.soak_seconds ?? 0,
-      created_by: actor,
-      machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
-      now: nowSeconds(),
+    // The rollout and its audit record commit together.
+    const row = await inTransaction(this.deps.db, async (trx) => {
+      const created = await repo.in(trx).create({
+        rollout_id: rolloutId,
+        release_id: release.release_id,
+        display_version: release.display_version,
+        stages,
+        max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
+        soak_seconds: body.soak_seconds ?? 0,
+        created_by: actor,
+        machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
+        now: await repo.clock.read(trx),
+      })
+      if (!created) return undefined
+      await writeAudit(trx, {
+        actor,
+        action: 'rollout.create',
+        outcome: 'created',
+        release_id: release.release_id,
+        detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds) },
+      })
+      return created
     })
     if (!row) throw activeConflict()
-    await writeAudit(this.deps.db, {
-      actor,
-      action: 'rollout.create',
-      outcome: 'created',
-      release_id: release.release_id,
-      detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(row.max_failure_ratio), soak_seconds: Number(row.soak_seconds) },
-    })
     const rollout = await this.view(row)
     engine.announce(row, rollout.counts)
     engine.nudge()
@@ -71,23 +72,22 @@ export class RolloutService {
   async act(rolloutId: string, action: RolloutAction, actor: string): Promise<Rollout> {
     const { repo, engine } = this.deps
     const row = await this.find(rolloutId)
-    const { from, to } = TRANSITIONS[action]
+    const move = ACTIONS[action]
     // A resume accepts the failures of the open stage: only stages opened after it are checked again (§14).
     const extra = action === 'resume' ? { check_failures_from: Number(row.stage) + 1 } : {}
-    if (!(await repo.transition(rolloutId, from, to, nowSeconds(), extra))) {
+    // The transition and its audit record commit together.
+    const moved = await inTransaction(this.deps.db, async (trx) => {
+      if (!(await repo.in(trx).transition(rolloutId, move, await repo.clock.read(trx), extra))) return false
+      await writeAudit(trx, { actor, action: `rollout.${action}`, outcome: move.to, release_id: row.release_id, detail: { rollout_id: rolloutId, stage: Number(row.stage) } })
+      return true
+    })
+    if (!moved) {
       const current = (await repo.find(rolloutId))?.state ?? row.state
       throw new AppError('conflict', `Rollout ${rolloutId} is ${current}: it cannot ${action}`, { state: current })
     }
-    await writeAudit(this.deps.db, {
-      actor,
-      action: `rollout.${action}`,
-      outcome: to,
-      release_id: row.release_id,
-      detail: { rollout_id: rolloutId, stage: Number(row.stage) },
-    })
     const rollout = await this.view(await this.find(rolloutId))
     engine.announce(row, rollout.counts, rollout.state, rollout.stage)
-    if (to === 'running') engine.nudge()
+    if (move.to === 'running') engine.nudge()
     return rollout
   }
 

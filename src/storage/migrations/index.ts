@@ -11,6 +11,7 @@ import { instances } from './0008-instances.js'
 import { linkClaims } from './0009-link-claims.js'
 import { summaryCounts } from './0010-summary-counts.js'
 import { keylessPoints } from './0011-keyless-points.js'
+import { offerAnswers } from './0012-offer-answers.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -25,6 +26,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0009-link-claims': linkClaims,
   '0010-summary-counts': summaryCounts,
   '0011-keyless-points': keylessPoints,
+  '0012-offer-answers': offerAnswers,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

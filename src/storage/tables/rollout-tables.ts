@@ -40,8 +40,11 @@ export interface RolloutTables {
     error: string | null
     /** Set once an offer was sent: from then on the machine's reports count (on any of its links). */
     offered_at: number | null
+    /** The offer's time, then each report's: the step time-out runs from here. */
     last_report_at: number | null
-    /** A waiting machine is not tried before this time. */
+    /** The first report after the offer, NULL until then (an unanswered offer may have been lost with a link). */
+    answered_at: number | null
+    /** A waiting machine is not tried before this time (a try leases it until then). */
     next_try_at: number
     updated_at: number
   }
