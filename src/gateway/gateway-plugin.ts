@@ -4,7 +4,7 @@ import { LoginThrottle } from '../auth/login-throttle.js'
 import { createDeviceBus } from '../link/bus/create-device-bus.js'
 import { deviceLinkRoute } from '../link/device-link-route.js'
 import { createLinkMetrics } from '../link/link-metrics.js'
-import { LINK_DEFAULTS, type DeviceLinkOptions } from '../link/link-options.js'
+import { linkDefaults, type DeviceLinkOptions } from '../link/link-options.js'
 import { LinkRegistry } from '../link/link-registry.js'
 import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
@@ -35,7 +35,7 @@ export interface GatewayPluginOptions {
 
 /** Gateway: device link, device registry and bindings, forwarding, overview, admin. */
 export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link, rollouts: rolloutOptions, presence: presenceOptions }) => {
-  const options = { ...LINK_DEFAULTS, ...link }
+  const options = { ...linkDefaults(), ...link }
   const { config } = deps
   const registry = new LinkRegistry()
   const { bus, bindingRemovals, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
@@ -65,7 +65,10 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     log: deps.log,
     events,
     firmwareStatus: (link, frame) => rollouts.reports.take(link, frame),
+    // Shutdown order: no offer may go out on links that are about to close with 1012.
+    beforeLinksClose: () => rollouts.engine.stop(),
   })
+  server.start()
   const presence = new InstancePresence(deps.storage, deps.instanceId, registry, deps.events, (l) => events.registered(l, false), deps.log, {
     ...PRESENCE_DEFAULTS,
     ...presenceOptions,

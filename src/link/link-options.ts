@@ -47,13 +47,16 @@ function ownLimits(): string | undefined {
   }
 }
 
-export const LINK_DEFAULTS: Required<DeviceLinkOptions> = {
-  registerTimeoutMs: 10_000,
-  pingIntervalMs: 15_000,
-  statusFlushMs: 5_000,
-  shutdownGraceMs: 5_000,
-  maxAwaitingRegister: 1_000,
-  claimTimeoutMs: 5_000,
-  fenceCheckMs: 10_000,
-  maxLinks: linkCapacity(ownLimits()),
+/** The defaults, with the capacity read from this process's open-file limit when asked (not at import). */
+export function linkDefaults(): Required<DeviceLinkOptions> {
+  return {
+    registerTimeoutMs: 10_000,
+    pingIntervalMs: 15_000,
+    statusFlushMs: 5_000,
+    shutdownGraceMs: 5_000,
+    maxAwaitingRegister: 1_000,
+    claimTimeoutMs: 5_000,
+    fenceCheckMs: 10_000,
+    maxLinks: linkCapacity(ownLimits()),
+  }
 }

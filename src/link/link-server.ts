@@ -30,6 +30,8 @@ export interface LinkServerDeps {
   events?: LinkObserver
   /** Takes `firmware-status` reports (§14). */
   firmwareStatus?: (link: DeviceLink, frame: FirmwareStatusFrame) => void
+  /** Runs first at shutdown, before any link closes (what sends on links stops here). */
+  beforeLinksClose?: () => Promise<void>
 }
 
 const CLOSE_WAIT_MS = 1000
@@ -74,7 +76,6 @@ export class LinkServer {
       () => this.checkFences(),
       (err) => deps.log.warn({ err }, 'link fence check failed'),
     )
-    this.fenceCheck.start(deps.options.fenceCheckMs)
     const { store, bus, enrollToken } = deps
     this.admissions = new CallBatcher((frames) => store.admitAll(frames, enrollToken), REGISTRATION_BATCHES)
     this.claims = new CallBatcher((claims, batch) => store.claimAll(claims, bus.instanceId, batch.deadline), REGISTRATION_BATCHES)
@@ -97,6 +98,11 @@ export class LinkServer {
     }
   }
 
+  /** Starts the periodic fence check; links are accepted from construction on. */
+  start(): void {
+    this.fenceCheck.start(this.deps.options.fenceCheckMs)
+  }
+
   /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit or the capacity) and gives it a session. */
   accept(socket: WebSocket, wire: Socket): void {
     const { registry, options, metrics } = this.deps
@@ -117,6 +123,7 @@ export class LinkServer {
   async shutdown(): Promise<void> {
     const { registry, writer, options } = this.deps
     this.closing = true
+    await this.deps.beforeLinksClose?.().catch((err: unknown) => this.deps.log.warn({ err }, 'stopping what sends on links failed'))
     // Not awaited: a check blocked on an unreachable database must not hold up the shutdown.
     void this.fenceCheck.stop()
     registry.stopPinging()

@@ -5,7 +5,7 @@ import { InProcessDeviceBus } from '../../src/link/bus/in-process-device-bus.js'
 import type { DeviceLink } from '../../src/link/device-link.js'
 import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
-import { LINK_DEFAULTS } from '../../src/link/link-options.js'
+import { linkDefaults } from '../../src/link/link-options.js'
 import { LinkRegistry } from '../../src/link/link-registry.js'
 import { LinkServer } from '../../src/link/link-server.js'
 import type { AdmitVerdict, LinkStore } from '../../src/link/link-store.js'
@@ -52,7 +52,7 @@ describe('a refused registration', () => {
   let sockets: SocketServer
   beforeAll(async () => {
     const metrics = createLinkMetrics(new Registry(), { linked: () => registry.size, inFlight: () => registry.inFlight() })
-    server = new LinkServer({ store, bus, registry, writer, metrics, options: LINK_DEFAULTS, enrollToken: undefined, log })
+    server = new LinkServer({ store, bus, registry, writer, metrics, options: linkDefaults(), enrollToken: undefined, log })
     sockets = await startSocketServer((socket, wire) => server.accept(socket, wire))
   })
   afterAll(async () => {

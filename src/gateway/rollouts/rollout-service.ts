@@ -10,7 +10,7 @@ import type { RolloutEngine } from './rollout-engine.js'
 import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
 import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES } from './rollout-schemas.js'
 import { ROLLOUT_MOVES } from './rollout-states.js'
-import { stableOrder, stageOfPositions, stagesProblem } from './stage-membership.js'
+import { stableOrder, stageOfPositions, stagesMessage } from './stage-membership.js'
 
 export interface RolloutServiceDeps {
   db: Db
@@ -30,7 +30,7 @@ export class RolloutService {
   async create(body: Static<typeof CreateRolloutBody>, actor: string): Promise<Rollout> {
     const { repo, engine } = this.deps
     const stages = body.stages ?? DEFAULT_STAGES
-    const problem = stagesProblem(stages)
+    const problem = stagesMessage(stages)
     if (problem) throw new AppError('bad_request', problem)
     const release = await findReleaseSummary(this.deps.db, body.release_id)
     if (!release) throw new AppError('not_found', `No release ${body.release_id}`)

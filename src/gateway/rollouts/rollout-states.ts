@@ -1,26 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 
-/** A rollout's states (contract §14): running and paused are "active"; one at a time. */
-export const ROLLOUT_STATES = ['running', 'paused', 'completed', 'aborted'] as const
-export type RolloutState = (typeof ROLLOUT_STATES)[number]
+import { MACHINE_STATES, ROLLOUT_ACTIONS, ROLLOUT_TRANSITIONS, type MachineState, type RolloutState } from './rollout-rules.js'
 
-/**
- * Where a rollout may go from each state, and nowhere else: every change of `rollouts.state` is
- * a compare-and-set that names the state it leaves (docs/coordination.md).
- */
-export const ROLLOUT_TRANSITIONS = {
-  running: ['paused', 'completed', 'aborted'],
-  paused: ['running', 'aborted'],
-  completed: [],
-  aborted: [],
-} as const satisfies Record<RolloutState, readonly RolloutState[]>
+// Every change of `rollouts.state` and `rollout_devices.state` is a compare-and-set that names the
+// state it leaves, one of the transitions below (docs/coordination.md).
+export { MACHINE_STATES, ROLLOUT_STATES, ROLLOUT_TRANSITIONS, type MachineState, type RolloutState } from './rollout-rules.js'
 
 /** The states a rollout may reach from `From`. */
 export type RolloutNext<From extends RolloutState> = (typeof ROLLOUT_TRANSITIONS)[From][number]
-
-/** A machine's states in a rollout, in the order an install goes through them. */
-export const MACHINE_STATES = ['pending', 'waiting', 'offered', 'downloading', 'installing', 'installed', 'failed'] as const
-export type MachineState = (typeof MACHINE_STATES)[number]
 
 /**
  * Where a machine of a rollout may go from each state (a report of the same state moves its
@@ -93,9 +80,9 @@ export function machineTransition<const F extends MachineState>(from: readonly F
 
 /** Every transition the rollouts take, named once. */
 export const ROLLOUT_MOVES = {
-  pause: rolloutTransition(['running'], 'paused'),
-  resume: rolloutTransition(['paused'], 'running'),
-  abort: rolloutTransition(['running', 'paused'], 'aborted'),
+  pause: rolloutTransition(ROLLOUT_ACTIONS.pause.from, ROLLOUT_ACTIONS.pause.to),
+  resume: rolloutTransition(ROLLOUT_ACTIONS.resume.from, ROLLOUT_ACTIONS.resume.to),
+  abort: rolloutTransition(ROLLOUT_ACTIONS.abort.from, ROLLOUT_ACTIONS.abort.to),
   complete: rolloutTransition(['running'], 'completed'),
 } as const
 

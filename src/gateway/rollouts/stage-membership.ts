@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { MAX_STAGES, stagesProblem } from './rollout-rules.js'
 
 /**
  * The targeted machines in the rollout's stable order: sorted by a hash of the rollout id and the
@@ -25,14 +26,19 @@ export function stageOfPositions(stages: readonly number[], targeted: number): n
   return stageOf
 }
 
-/** Why `stages` is not a valid stage list (contract §14), or undefined. */
-export function stagesProblem(stages: readonly number[]): string | undefined {
-  if (stages.length < 1 || stages.length > 20) return 'stages must hold 1 to 20 percentages'
-  for (let i = 0; i < stages.length; i++) {
-    const s = stages[i]!
-    if (!Number.isInteger(s) || s < 1 || s > 100) return 'each stage is an integer percentage from 1 to 100'
-    if (i > 0 && s <= stages[i - 1]!) return 'stages must be strictly ascending'
+/** Why `stages` is not a valid stage list (contract §14), in words, or undefined. */
+export function stagesMessage(stages: readonly number[]): string | undefined {
+  const problem = stagesProblem(stages)
+  if (!problem) return undefined
+  switch (problem.kind) {
+    case 'empty':
+    case 'tooMany':
+      return `stages must hold 1 to ${MAX_STAGES} percentages`
+    case 'outOfRange':
+      return 'each stage is an integer percentage from 1 to 100'
+    case 'notAscending':
+      return 'stages must be strictly ascending'
+    case 'lastNot100':
+      return 'the last stage must be 100'
   }
-  if (stages[stages.length - 1] !== 100) return 'the last stage must be 100'
-  return undefined
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cumulativeStageSize, stableOrder, stageOfPositions, stagesProblem } from '../../../src/gateway/rollouts/stage-membership.js'
+import { cumulativeStageSize, stableOrder, stageOfPositions, stagesMessage } from '../../../src/gateway/rollouts/stage-membership.js'
 
 describe('stage membership', () => {
   const ids = Array.from({ length: 200 }, (_, i) => `pnp-${String(i).padStart(3, '0')}`)
@@ -24,14 +24,14 @@ describe('stage membership', () => {
   })
 
   it('accepts 1–20 strictly ascending integer percentages ending at 100, and says what is wrong otherwise', () => {
-    expect(stagesProblem([100])).toBeUndefined()
-    expect(stagesProblem([1, 10, 100])).toBeUndefined()
-    expect(stagesProblem(Array.from({ length: 20 }, (_, i) => 81 + i))).toBeUndefined()
-    expect(stagesProblem([])).toMatch(/1 to 20/)
-    expect(stagesProblem(Array.from({ length: 21 }, (_, i) => 80 + i))).toMatch(/1 to 20/)
-    expect(stagesProblem([10, 10, 100])).toMatch(/ascending/)
-    expect(stagesProblem([10, 90])).toMatch(/last stage/)
-    expect(stagesProblem([0, 100])).toMatch(/1 to 100/)
-    expect(stagesProblem([2.5, 100])).toMatch(/integer/)
+    expect(stagesMessage([100])).toBeUndefined()
+    expect(stagesMessage([1, 10, 100])).toBeUndefined()
+    expect(stagesMessage(Array.from({ length: 20 }, (_, i) => 81 + i))).toBeUndefined()
+    expect(stagesMessage([])).toMatch(/1 to 20/)
+    expect(stagesMessage(Array.from({ length: 21 }, (_, i) => 80 + i))).toMatch(/1 to 20/)
+    expect(stagesMessage([10, 10, 100])).toMatch(/ascending/)
+    expect(stagesMessage([10, 90])).toMatch(/last stage/)
+    expect(stagesMessage([0, 100])).toMatch(/1 to 100/)
+    expect(stagesMessage([2.5, 100])).toMatch(/integer/)
   })
 })

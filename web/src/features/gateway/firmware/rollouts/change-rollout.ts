@@ -2,15 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../../../../api/api'
 import type { Rollout } from '../../../../api/types'
 import { putRollout } from '../../../../events/rollout-events'
+import type { RolloutAction } from '../../../../../../src/gateway/rollouts/rollout-rules'
 
-export type RolloutAction = 'pause' | 'resume' | 'abort'
-
-/** Which actions apply to a rollout in its state (anything else answers 409). */
-export function rolloutActionApplies(action: RolloutAction, state: Rollout['state']): boolean {
-  if (action === 'pause') return state === 'running'
-  if (action === 'resume') return state === 'paused'
-  return state === 'running' || state === 'paused'
-}
+// Which actions apply in which state is the server's own table (anything else answers 409).
+export { rolloutActionApplies, type RolloutAction } from '../../../../../../src/gateway/rollouts/rollout-rules'
 
 /** `POST …/rollouts/{id}/pause|resume|abort` → `{rollout}`, written into the cache at once. */
 export function useChangeRollout(id: string) {

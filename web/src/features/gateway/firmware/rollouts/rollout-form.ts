@@ -1,3 +1,4 @@
+import { stagesProblem } from '../../../../../../src/gateway/rollouts/rollout-rules'
 /**
  * The "Start rollout" dialog's text fields, read the way the server will judge them (contract
  * §14): `stages` 1–20 strictly ascending whole percentages from 1 to 100, the last 100;
@@ -5,7 +6,7 @@
  * dialog can say exactly what is wrong before anything is sent.
  */
 
-export const MAX_STAGES = 20
+export { MAX_STAGES } from '../../../../../../src/gateway/rollouts/rollout-rules'
 export const DEFAULT_STAGES = '10, 100'
 export const DEFAULT_MAX_FAILURE_RATIO = '0.1'
 
@@ -21,7 +22,8 @@ export type Parsed<T, P> = { ok: true; value: T } | { ok: false; problem: P }
 
 /**
  * "10, 50, 100" → [10, 50, 100]. Numbers may be separated by commas (also "，" and "、"),
- * semicolons or spaces, and may carry a "%".
+ * semicolons or spaces, and may carry a "%". The list is then judged by the server's own rule
+ * (`stagesProblem`, shared), so the dialog and the server never disagree.
  */
 export function parseStages(text: string): Parsed<number[], StagesProblem> {
   const parts = text
@@ -29,21 +31,26 @@ export function parseStages(text: string): Parsed<number[], StagesProblem> {
     .map((p) => p.trim())
     .filter((p) => p !== '')
   if (parts.length === 0) return { ok: false, problem: { key: 'rollouts.stagesEmpty' } }
-  if (parts.length > MAX_STAGES) return { ok: false, problem: { key: 'rollouts.stagesTooMany', count: parts.length, max: MAX_STAGES } }
   const stages: number[] = []
   for (const part of parts) {
     const digits = part.replace(/[%％]$/u, '')
     if (!/^\d+$/.test(digits)) return { ok: false, problem: { key: 'rollouts.stagesNotWhole', value: part } }
-    const value = Number(digits)
-    if (value < 1 || value > 100) return { ok: false, problem: { key: 'rollouts.stagesOutOfRange', value: part } }
-    const previous = stages[stages.length - 1]
-    if (previous !== undefined && value <= previous) {
-      return { ok: false, problem: { key: 'rollouts.stagesNotAscending', value: part, previous: String(previous) } }
-    }
-    stages.push(value)
+    stages.push(Number(digits))
   }
-  if (stages[stages.length - 1] !== 100) return { ok: false, problem: { key: 'rollouts.stagesLastNot100', value: String(stages[stages.length - 1]) } }
-  return { ok: true, value: stages }
+  const problem = stagesProblem(stages)
+  if (!problem) return { ok: true, value: stages }
+  switch (problem.kind) {
+    case 'empty':
+      return { ok: false, problem: { key: 'rollouts.stagesEmpty' } }
+    case 'tooMany':
+      return { ok: false, problem: { key: 'rollouts.stagesTooMany', count: problem.count, max: problem.max } }
+    case 'outOfRange':
+      return { ok: false, problem: { key: 'rollouts.stagesOutOfRange', value: String(problem.value) } }
+    case 'notAscending':
+      return { ok: false, problem: { key: 'rollouts.stagesNotAscending', value: String(problem.value), previous: String(problem.previous) } }
+    case 'lastNot100':
+      return { ok: false, problem: { key: 'rollouts.stagesLastNot100', value: String(problem.value) } }
+  }
 }
 
 export type RatioProblem = { key: 'rollouts.ratioInvalid'; value: string }
