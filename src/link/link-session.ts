@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net'
 import WebSocket, { type RawData } from 'ws'
-import { CLOSE_CODES, MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES, parseDeviceFrame, type CloseCode, type DeviceFrame, type FirmwareStatusFrame, type RegisterFrame } from '@fleetgate/device-agent/protocol'
+import { CLOSE_CODES, MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES, parseDeviceFrame, rawDataText, type CloseCode, type DeviceFrame, type FirmwareStatusFrame, type RegisterFrame } from '@fleetgate/device-agent/protocol'
 import type { DeviceLink } from './device-link.js'
 import { cutOffAfterClose, FrameByteLimit, rawLength } from './frame-byte-limit.js'
 import type { LinkObserver } from './link-observer.js'
@@ -99,7 +99,7 @@ export class LinkSession {
     if (this.current !== 'registered' && rawLength(data) > MAX_UNREGISTERED_FRAME_BYTES) {
       return this.close(CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
     }
-    const text = rawToText(data)
+    const text = rawDataText(data)
     if (this.current === 'registering') {
       // Frames sent right behind the register frame wait for its outcome; the socket stops reading meanwhile.
       this.queued.push(text)
@@ -192,10 +192,4 @@ function closeSocket(socket: WebSocket, code: number, reason: string): void {
   } catch {
     socket.terminate()
   }
-}
-
-function rawToText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8')
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
-  return Buffer.from(data).toString('utf8')
 }

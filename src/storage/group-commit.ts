@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from './unreachable-database.js'
+import { isDependencyUnavailable } from './unreachable-database.js'
 
 export interface GroupCommitOptions<T> {
   /** Writes the items in one transaction, all or nothing. */
@@ -89,7 +89,7 @@ export class GroupCommit<T> {
           await this.options.commit(group.map((w) => w.item))
           for (const { resolve } of group) resolve()
         } catch (err) {
-          if (group.length === 1 || isDatabaseUnavailable(err)) this.failAll(group, err)
+          if (group.length === 1 || isDependencyUnavailable(err)) this.failAll(group, err)
           else await this.commitOneByOne(group)
         }
       }
@@ -106,7 +106,7 @@ export class GroupCommit<T> {
         await this.options.commit([item])
         resolve()
       } catch (err) {
-        if (isDatabaseUnavailable(err)) return this.failAll(group.slice(i), err)
+        if (isDependencyUnavailable(err)) return this.failAll(group.slice(i), err)
         reject(err)
       }
     }
@@ -120,7 +120,7 @@ export class GroupCommit<T> {
    */
   private failAll(group: Waiter<T>[], err: unknown): void {
     for (const { reject } of group) reject(err)
-    if (!isDatabaseUnavailable(err)) return
+    if (!isDependencyUnavailable(err)) return
     const waiting = this.queue.splice(0)
     for (const { weight, reject } of waiting) {
       this.queued -= weight

@@ -51,8 +51,11 @@ export function databaseUnavailable(cause: unknown): AppError {
   return error
 }
 
-/** True for the error `databaseUnavailable` makes. */
-export const isDatabaseUnavailable = (err: unknown): err is AppError => err instanceof AppError && err.code === 'service_unavailable'
+/**
+ * True for a 503 `service_unavailable`: a dependency could not be reached (the error
+ * `databaseUnavailable` makes, and NATS's when the bus is down): nothing was done, try again later.
+ */
+export const isDependencyUnavailable = (err: unknown): err is AppError => err instanceof AppError && err.code === 'service_unavailable'
 
 const translate = (err: unknown): never => {
   throw isConnectionFailure(err) ? databaseUnavailable(err) : err

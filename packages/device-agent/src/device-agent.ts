@@ -22,6 +22,7 @@ import {
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
 import { sendBatched } from './protocol/batched-send.js'
+import { rawDataText } from './protocol/raw-data.js'
 import { responseFrameText } from './protocol/frame-text.js'
 import { CLOSE_CODES, FATAL_CLOSE_CODES, type FatalReason } from './protocol/close-codes.js'
 import { MAX_FRAME_BYTES, MAX_STATUS_BYTES } from './protocol/limits.js'
@@ -295,7 +296,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   private onMessage(ws: WebSocket, data: RawData, isBinary: boolean): void {
     if (isBinary) return this.log('warn', 'ignored a binary frame')
-    const text = rawToString(data)
+    const text = rawDataText(data)
     let frame
     try {
       frame = parseGatewayFrame(text)
@@ -486,10 +487,4 @@ const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthoriz
 /** The link's TLS settings, for downloads from the same gateway. */
 function tlsOptionsOf(options: ClientOptions): RequestOptions {
   return Object.fromEntries(TLS_OPTIONS.filter((name) => options[name] !== undefined).map((name) => [name, options[name]]))
-}
-
-function rawToString(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8')
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
-  return Buffer.from(data).toString('utf8')
 }

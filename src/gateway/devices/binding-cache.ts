@@ -1,5 +1,5 @@
 import type { BindingRemoval, BindingWatcher } from '../../link/bus/binding-removals.js'
-import { isDatabaseUnavailable } from '../../storage/unreachable-database.js'
+import { isDependencyUnavailable } from '../../storage/unreachable-database.js'
 
 const DEFAULT_TTL_MS = 30_000
 const DEFAULT_MAX_ENTRIES = 100_000
@@ -42,7 +42,7 @@ export class BindingCache implements BindingWatcher {
       result = await load()
     } catch (err) {
       // Remembered (though expired) and not removed since: still bound, as far as anyone can tell.
-      if (isDatabaseUnavailable(err) && generation === this.generation && this.expiry(username, deviceId) !== undefined) return true
+      if (isDependencyUnavailable(err) && generation === this.generation && this.expiry(username, deviceId) !== undefined) return true
       throw err
     }
     if (result && this.enabled && generation === this.generation) this.remember(deviceId, username)

@@ -12,7 +12,7 @@ export function createRolloutMetrics(registry: Registry): RolloutMetrics {
     offers: new Counter({ name: 'fleetgate_rollout_offers_total', help: 'Firmware offers sent to machines', registers: [registry] }),
     busy: new Counter({
       name: 'fleetgate_rollout_busy_total',
-      help: 'Tries that found a machine busy: its task running or paused, or it declined the offer',
+      help: 'Tries that ended without an offer: reason task (its task running or paused), no_answer (no answer to the task check) or declined (it declined the offer)',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -63,8 +63,10 @@ export class RolloutOffers {
     const { repo, metrics } = this.deps
     const id = rollout.rollout_id
     if (!(await repo.takeTry(id, link.deviceId, now, RETRY_SECONDS))) return
-    if (await this.placing(link)) {
-      metrics.busy.inc({ reason: 'task' })
+    const task = await this.taskOf(link)
+    if (task !== 'free') {
+      // Placing parts, or no answer (the machine is tried again later either way).
+      metrics.busy.inc({ reason: task === 'placing' ? 'task' : 'no_answer' })
       return
     }
     const offered = await repo.markOffered(id, link.deviceId)
@@ -86,17 +88,19 @@ export class RolloutOffers {
     await link.offerFirmware(frame).catch(() => undefined)
   }
 
-  /** True unless the machine says its task is neither running nor paused; a machine without tasks (404) is free. */
-  private async placing(link: DeviceLink): Promise<boolean> {
+  /**
+   * What the machine says of its task: `placing` (running or paused, or an error answer), `free`
+   * (none, or another state; a machine without tasks answers 404), or `no_answer` (time-out, lost link).
+   */
+  private async taskOf(link: DeviceLink): Promise<'placing' | 'free' | 'no_answer'> {
     try {
       const answer = await link.request({ method: 'GET', path: '/tasks/current', query: {}, body: null, user: ROLLOUT_USER }, TASK_CHECK_TIMEOUT_MS)
-      if (answer.status === 404) return false
-      if (answer.status >= 300) return true
+      if (answer.status === 404) return 'free'
+      if (answer.status >= 300) return 'placing'
       const task = (answer.data as { task?: { state?: unknown } | null } | null)?.task
-      return task !== null && task !== undefined && BUSY_TASK_STATES.has(String(task.state))
+      return task !== null && task !== undefined && BUSY_TASK_STATES.has(String(task.state)) ? 'placing' : 'free'
     } catch {
-      // No answer: it is tried again later.
-      return true
+      return 'no_answer'
     }
   }
 }

@@ -1,9 +1,10 @@
-import type { InfiniteData, QueryClient, QueryKey } from '@tanstack/react-query'
+import type { InfiniteData, QueryClient } from '@tanstack/react-query'
 import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
 import type { DeviceEvent, Overview, RolloutDeviceEvent, RolloutEvent } from '../api/types'
 import { machineListsLive } from './machine-events'
 import { applyRolloutDeviceEvent, applyRolloutEvent } from './rollout-events'
 import type { ServerEvent } from './event-stream'
+import { refetchIfFetching } from './refetch-if-fetching'
 
 interface CommandEvent {
   device_id: string
@@ -21,14 +22,6 @@ interface CommandRow {
   attempts: number
 }
 
-/**
- * A fetch already under way may have read the server before this event happened; left alone it
- * would land after the in-place update and put the old row back. Refetch instead (invalidating
- * cancels the fetch in flight).
- */
-function refetchIfFetching(client: QueryClient, queryKey: QueryKey): void {
-  if (client.isFetching({ queryKey }) > 0) void client.invalidateQueries({ queryKey })
-}
 
 /**
  * Puts one §11 event into the query cache: rows already cached are updated in place

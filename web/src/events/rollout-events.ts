@@ -1,6 +1,7 @@
-import type { InfiniteData, QueryClient, QueryKey } from '@tanstack/react-query'
+import type { InfiniteData, QueryClient } from '@tanstack/react-query'
 import { rolloutKeys } from '../api/query-keys'
 import type { Rollout, RolloutDetail, RolloutDeviceEvent, RolloutEvent, RolloutList } from '../api/types'
+import { refetchIfFetching } from './refetch-if-fetching'
 
 /**
  * The rollout caches (contract §14) and how §11's `rollout` and `rollout-device` events, and the
@@ -10,10 +11,6 @@ import type { Rollout, RolloutDetail, RolloutDeviceEvent, RolloutEvent, RolloutL
  *   page of its machines (the rollout page); the rollout is kept the same in every page.
  */
 
-/** A fetch under way may have read the server before this change; refetch rather than let it put the old value back. */
-function refetchIfFetching(client: QueryClient, queryKey: QueryKey): void {
-  if (client.isFetching({ queryKey }) > 0) void client.invalidateQueries({ queryKey })
-}
 
 /** Writes `patch` into every cached copy of the rollout; says whether the lists held it. */
 function patchRollout(client: QueryClient, id: string, patch: Partial<Rollout>): boolean {

@@ -1,6 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../../../../api/api'
-import type { Rollout } from '../../../../api/types'
 import { putRollout } from '../../../../events/rollout-events'
 import type { RolloutAction } from '../../../../../../src/gateway/rollouts/rollout-rules'
 
