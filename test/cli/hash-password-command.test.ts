@@ -23,7 +23,7 @@ describe('fleetgate hash-password', () => {
     t.stdin.end('s3cret pass\r\nsecond line\n')
     expect(await run).toBe(0)
     const printed = t.out()
-    expect(printed).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+\n$/)
+    expect(printed).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+\n$/)
     const stored = parsePasswordHash(printed.trim())
     expect(await verifyPassword('s3cret pass', stored)).toBe(true)
     expect(await verifyPassword('s3cret pass\r', stored)).toBe(false)

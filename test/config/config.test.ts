@@ -25,14 +25,14 @@ describe('configuration', () => {
     expect(config.wechat).toBeUndefined()
     expect(config.wechatApiBase).toBe('https://api.weixin.qq.com')
     expect(config.authUsers.admin).toMatchObject({ role: 'admin', plainTextPassword: false })
-    expect(config.authUsers.admin?.passwordHash).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/)
+    expect(config.authUsers.admin?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     expect(config.defaultAdminInUse).toBe(true)
   })
 
   it('reads users from CLOUD_AUTH_USERS and keeps the built-in admin unless redefined', () => {
     const config = loadConfig({ CLOUD_AUTH_USERS: JSON.stringify({ op: { password: 'pw', role: 'user', display_name: 'Op' } }) })
     expect(config.authUsers.op).toMatchObject({ role: 'user', display_name: 'Op', plainTextPassword: true })
-    expect(config.authUsers.op?.passwordHash).toMatch(/^\$scrypt\$/)
+    expect(config.authUsers.op?.passwordHash).toMatch(/^\$argon2id\$/)
     expect(config.authUsers.admin?.role).toBe('admin')
     const redefined = loadConfig({ CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 's3cret', role: 'admin', display_name: 'A' } }) })
     expect(redefined.defaultAdminInUse).toBe(false)
