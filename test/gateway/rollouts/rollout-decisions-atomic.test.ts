@@ -4,7 +4,7 @@ import type { Dialect } from '../../../src/storage/storage.js'
 import type { Db } from '../../../src/storage/storage.js'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { linkMachine, metricSample, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
 /**
  * Issue #32, item 1: a rollout's decision and its consequences (state change, release activation,
@@ -43,24 +43,25 @@ describe.each(DIALECTS)('rollout decisions commit with their consequences on %s'
     await t.close()
   })
 
-  const passFailures = async () => {
-    const text = await (await fetch(`${t.url}/metrics`)).text()
-    return Number(/^fleetgate_rollout_pass_failures_total (\d+)/m.exec(text)?.[1] ?? 0)
-  }
+  const passFailures = () => metricSample(t, 'fleetgate_rollout_pass_failures_total')
   const rollout = async (id: string) => (await t.api('GET', `/${id}`)).body.rollout
   const releaseState = async (releaseId: string) =>
     (await t.storage.db.selectFrom('firmware_releases').select('state').where('release_id', '=', releaseId).executeTakeFirstOrThrow()).state
   const audits = async (action: string) => (await t.storage.db.selectFrom('audit_log').select('id').where('action', '=', action).execute()).length
-
-  it('keeps a rollout running, its release not active, when the completion cannot commit whole; completes it once it can', async () => {
-    const releaseId = await t.upload(701)
+  /** One linked machine offered a new rollout of release `build`, with the audit record of `failing` made to fail. */
+  const offeredWithFailingAudit = async (build: number, failing: string) => {
+    const releaseId = await t.upload(build)
     const id = uniqueDeviceId('atomic')
     const machine = await linkMachine(t, id)
     machines.push(machine)
-    const rolloutId = (await t.api('POST', '', { release_id: releaseId, devices: [id], stages: [100] })).body.rollout.rollout_id
+    const rolloutId: string = (await t.api('POST', '', { release_id: releaseId, devices: [id], stages: [100] })).body.rollout.rollout_id
     const offer = await offerTo(machine)
-    const restore = await failAuditOf(t.storage.db, dialect, 'rollout.complete')
-    const failuresBefore = await passFailures()
+    const restore = await failAuditOf(t.storage.db, dialect, failing)
+    return { releaseId, machine, rolloutId, offer, restore, failuresBefore: await passFailures() }
+  }
+
+  it('keeps a rollout running, its release not active, when the completion cannot commit whole; completes it once it can', async () => {
+    const { releaseId, machine, rolloutId, offer, restore, failuresBefore } = await offeredWithFailingAudit(701, 'rollout.complete')
     report(machine, offer, 'installed')
     // Two failed passes after the machine installed: each tried the completion and kept nothing.
     await expect.poll(passFailures, { timeout: 10_000 }).toBeGreaterThanOrEqual(failuresBefore + 2)
@@ -76,14 +77,7 @@ describe.each(DIALECTS)('rollout decisions commit with their consequences on %s'
   })
 
   it('keeps a rollout running when its pause cannot commit with its audit record; pauses it once it can', async () => {
-    const releaseId = await t.upload(702)
-    const id = uniqueDeviceId('atomic-fail')
-    const machine = await linkMachine(t, id)
-    machines.push(machine)
-    const rolloutId = (await t.api('POST', '', { release_id: releaseId, devices: [id], stages: [100] })).body.rollout.rollout_id
-    const offer = await offerTo(machine)
-    const restore = await failAuditOf(t.storage.db, dialect, 'rollout.pause')
-    const failuresBefore = await passFailures()
+    const { machine, rolloutId, offer, restore, failuresBefore } = await offeredWithFailingAudit(702, 'rollout.pause')
     report(machine, offer, 'failed', { error: 'flash write failed' })
     await expect.poll(passFailures, { timeout: 10_000 }).toBeGreaterThanOrEqual(failuresBefore + 2)
     expect((await rollout(rolloutId)).state).toBe('running')

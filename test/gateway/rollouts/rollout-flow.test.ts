@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { isOffer, linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { isOffer, linkMachine, metricSample, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
 
 describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => {
@@ -24,10 +24,7 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
     await Promise.all(machines.splice(0).map((m) => m.close()))
     await t.close()
   })
-  const busyTries = async () => {
-    const text = await (await fetch(`${t.url}/metrics`)).text()
-    return Number(/^fleetgate_rollout_busy_total\{reason="task"\} (\d+)/m.exec(text)?.[1] ?? 0)
-  }
+  const busyTries = () => metricSample(t, 'fleetgate_rollout_busy_total{reason="task"}')
 
   it('offers only to an idle machine, takes its reports in order and completes, activating the release', async () => {
     const releaseId = await t.upload(101)

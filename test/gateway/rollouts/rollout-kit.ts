@@ -83,3 +83,10 @@ export const offerTo = (device: RawDevice): Promise<Record<string, unknown>> => 
   const seen = device.received.find(isOffer)
   return seen ? Promise.resolve(seen) : device.next(isOffer)
 }
+
+/** One sample of the app's /metrics, named with its labels as Prometheus prints it (0 while absent). */
+export async function metricSample(app: GatewayApp, sample: string): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `))
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1))
+}

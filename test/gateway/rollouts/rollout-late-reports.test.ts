@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { linkMachine, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { linkMachine, metricSample, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
 
 /**
  * Issue #32, item 4: a report moves a machine only from a state that may lead to the reported
@@ -20,10 +20,7 @@ describe.each(DIALECTS)('late reports of an old offer on %s', (dialect) => {
     await t.close()
   })
 
-  const ignoredReports = async () => {
-    const text = await (await fetch(`${t.url}/metrics`)).text()
-    return Number(/^fleetgate_rollout_ignored_reports_total\{reason="not_offered_or_ended"\} (\d+)/m.exec(text)?.[1] ?? 0)
-  }
+  const ignoredReports = () => metricSample(t, 'fleetgate_rollout_ignored_reports_total{reason="not_offered_or_ended"}')
   const stateOf = async (rolloutId: string, deviceId: string) =>
     (await t.storage.db.selectFrom('rollout_devices').select('state').where('rollout_id', '=', rolloutId).where('device_id', '=', deviceId).executeTakeFirstOrThrow()).state
 
