@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- rollout [--machines 1000] [--kib 256]`
+ * `npm run bench -- rollout [--machines 1000] [--kib 256] [--counts-machines 100000]`
  *
  * Contract §14 at fleet size: a rollout over `--machines` machines with stages [1, 10, 100] and
  * instant installs. The server runs in this process (SQLite in a temporary file); the machines
@@ -28,6 +28,7 @@ import { signImage } from '../src/firmware/sign-image.js'
 import type { FleetEvent } from '../src/fleet-event.js'
 import { openStorage } from '../src/storage/storage.js'
 import { option } from './bench-options.js'
+import { rolloutCountsAtScale } from './bench-rollout-counts.js'
 import { RawLink, sourceAddress } from './bench-raw-link.js'
 
 const HERE = fileURLToPath(import.meta.url)
@@ -40,6 +41,7 @@ type ChildReply = { linked: number; failed: number } | { seconds: number; failed
 
 export default async function rollout(args: string[]): Promise<void> {
   const machines = option(args, 'machines', 1000, { integer: true })
+  const countsMachines = option(args, 'counts-machines', 100_000, { integer: true })
   const kib = option(args, 'kib', 256, { integer: true })
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-rollout-'))
   const keys = generateFirmwareKeys()
@@ -128,6 +130,8 @@ export default async function rollout(args: string[]): Promise<void> {
     await app.close()
     rmSync(dir, { recursive: true, force: true })
   }
+  console.log(`counts at fleet size (--counts-machines ${countsMachines}):`)
+  await rolloutCountsAtScale(countsMachines)
 }
 
 const cpuSince = (start: NodeJS.CpuUsage) => {

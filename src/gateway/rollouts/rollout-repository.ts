@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import { AppError } from '../../errors.js'
 import type { DatabaseClock } from '../../storage/database-clock.js'
 import { pageWithCursor } from '../../storage/paging.js'
@@ -10,6 +10,7 @@ import type { Rollout as RolloutSchema } from './rollout-schemas.js'
 import {
   emptyCounts,
   MACHINE_MOVES,
+  MACHINE_STATES,
   reportTransition,
   ROLLOUT_MOVES,
   type MachineState,
@@ -112,6 +113,12 @@ export class RolloutRepository {
         }))
         await trx.insertInto('rollout_devices').values(values).execute()
       }
+      const perStage = new Map<number, number>()
+      for (const m of r.machines) perStage.set(m.stage, (perStage.get(m.stage) ?? 0) + 1)
+      const tallies = [...perStage].flatMap(([stage, n]) =>
+        MACHINE_STATES.map((state) => ({ rollout_id: r.rollout_id, stage, state, n: state === (stage === 0 ? 'waiting' : 'pending') ? n : 0 })),
+      )
+      for (let i = 0; i < tallies.length; i += INSERT_CHUNK) await trx.insertInto('rollout_tallies').values(tallies.slice(i, i + INSERT_CHUNK)).execute()
       return row
     })
   }
@@ -162,10 +169,10 @@ export class RolloutRepository {
   /** Machines per stage and state. */
   async tally(rolloutId: string): Promise<{ stage: number; state: MachineState; n: number }[]> {
     const rows = await this.db
-      .selectFrom('rollout_devices')
-      .select(['stage', 'state', (eb) => eb.fn.countAll<number>().as('n')])
+      .selectFrom('rollout_tallies')
+      .select(['stage', 'state', 'n'])
       .where('rollout_id', '=', rolloutId)
-      .groupBy(['stage', 'state'])
+      .where('n', '>', 0)
       .$narrowType<MachineStateColumn>()
       .execute()
     return rows.map((r) => ({ stage: Number(r.stage), state: r.state, n: Number(r.n) }))
@@ -176,8 +183,8 @@ export class RolloutRepository {
     const result = new Map(rolloutIds.map((id) => [id, emptyCounts()]))
     if (rolloutIds.length === 0) return result
     const rows = await this.db
-      .selectFrom('rollout_devices')
-      .select(['rollout_id', 'state', (eb) => eb.fn.countAll<number>().as('n')])
+      .selectFrom('rollout_tallies')
+      .select(['rollout_id', 'state', (eb) => eb.fn.sum<number>('n').as('n')])
       .where('rollout_id', 'in', rolloutIds)
       .groupBy(['rollout_id', 'state'])
       .$narrowType<MachineStateColumn>()
@@ -245,7 +252,7 @@ export class RolloutRepository {
         .executeTakeFirst()
       if (moved.numUpdatedRows === 0n) return undefined
       const move = MACHINE_MOVES.stageOpens
-      return trx
+      const opened = await trx
         .updateTable('rollout_devices')
         .set({ state: move.to, next_try_at: 0, updated_at: now })
         .where('rollout_id', '=', rolloutId)
@@ -254,35 +261,54 @@ export class RolloutRepository {
         .returning(CHANGED_COLUMNS)
         .$narrowType<MachineStateColumn>()
         .execute()
+      await shiftTallies(trx, rolloutId, opened.map((m) => ({ stage: Number(m.stage), from: 'pending', to: m.state })))
+      return opened
     })
   }
 
   /** Offered machines silent since `silentSince` fail; returns those this call failed. */
   failSilent(rolloutId: string, silentSince: number, now: number, error: string): Promise<ChangedMachine[]> {
-    const move = MACHINE_MOVES.silent
-    return this.db
-      .updateTable('rollout_devices')
-      .set({ state: move.to, error, updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('state', 'in', move.from)
-      .where('last_report_at', '<', silentSince)
-      .returning(CHANGED_COLUMNS)
-      .$narrowType<MachineStateColumn>()
-      .execute()
+    return inTransaction(this.db, async (trx) => {
+      const failed: ChangedMachine[] = []
+      // One statement per state left, so the tallies know where each machine came from.
+      for (const from of MACHINE_MOVES.silent.from) {
+        const rows = await trx
+          .updateTable('rollout_devices')
+          .set({ state: MACHINE_MOVES.silent.to, error, updated_at: now })
+          .where('rollout_id', '=', rolloutId)
+          .where('state', '=', from)
+          .where('last_report_at', '<', silentSince)
+          .returning(CHANGED_COLUMNS)
+          .$narrowType<MachineStateColumn>()
+          .execute()
+        await shiftTallies(trx, rolloutId, rows.map((m) => ({ stage: Number(m.stage), from, to: m.state })))
+        failed.push(...rows)
+      }
+      return failed
+    })
   }
 
   /** The same for aborted rollouts, whose machines may still finish (§14): returns those failed, with their rollout. */
   failSilentAfterAbort(silentSince: number, now: number, error: string): Promise<(ChangedMachine & { rollout_id: string })[]> {
-    const move = MACHINE_MOVES.silent
-    return this.db
-      .updateTable('rollout_devices')
-      .set({ state: move.to, error, updated_at: now })
-      .where('state', 'in', move.from)
-      .where('last_report_at', '<', silentSince)
-      .where('rollout_id', 'in', (eb) => eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted'))
-      .returning(['rollout_id', ...CHANGED_COLUMNS])
-      .$narrowType<MachineStateColumn>()
-      .execute()
+    return inTransaction(this.db, async (trx) => {
+      const failed: (ChangedMachine & { rollout_id: string })[] = []
+      for (const from of MACHINE_MOVES.silent.from) {
+        const rows = await trx
+          .updateTable('rollout_devices')
+          .set({ state: MACHINE_MOVES.silent.to, error, updated_at: now })
+          .where('state', '=', from)
+          .where('last_report_at', '<', silentSince)
+          .where('rollout_id', 'in', (eb) => eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted'))
+          .returning(['rollout_id', ...CHANGED_COLUMNS])
+          .$narrowType<MachineStateColumn>()
+          .execute()
+        for (const rolloutId of new Set(rows.map((m) => m.rollout_id))) {
+          await shiftTallies(trx, rolloutId, rows.filter((m) => m.rollout_id === rolloutId).map((m) => ({ stage: Number(m.stage), from, to: m.state })))
+        }
+        failed.push(...rows)
+      }
+      return failed
+    })
   }
 
   /**
@@ -293,26 +319,28 @@ export class RolloutRepository {
    */
   requeueUnanswered(rolloutId: string, offeredBefore: number, now: number): Promise<ChangedMachine[]> {
     const move = MACHINE_MOVES.offerLost
-    return this.db
-      .updateTable('rollout_devices')
-      .set({ state: move.to, next_try_at: 0, updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('state', 'in', move.from)
-      .where('offered_at', '<', offeredBefore)
-      .where('answered_at', 'is', null)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('devices')
-            .select('devices.device_id')
-            .whereRef('devices.device_id', '=', 'rollout_devices.device_id')
-            .where('devices.link_instance', 'is not', null)
-            .whereRef('devices.link_claimed_at', '>', 'rollout_devices.offered_at'),
-        ),
-      )
-      .returning(CHANGED_COLUMNS)
-      .$narrowType<MachineStateColumn>()
-      .execute()
+    return this.moveReturning(rolloutId, 'offered', (trx) =>
+      trx
+        .updateTable('rollout_devices')
+        .set({ state: move.to, next_try_at: 0, updated_at: now })
+        .where('rollout_id', '=', rolloutId)
+        .where('state', 'in', move.from)
+        .where('offered_at', '<', offeredBefore)
+        .where('answered_at', 'is', null)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('devices')
+              .select('devices.device_id')
+              .whereRef('devices.device_id', '=', 'rollout_devices.device_id')
+              .where('devices.link_instance', 'is not', null)
+              .whereRef('devices.link_claimed_at', '>', 'rollout_devices.offered_at'),
+          ),
+        )
+        .returning(CHANGED_COLUMNS)
+        .$narrowType<MachineStateColumn>()
+        .execute(),
+    )
   }
 
   /** Waiting machines due for a try whose link this instance holds (by the devices table's hint). */
@@ -352,16 +380,19 @@ export class RolloutRepository {
   async markOffered(rolloutId: string, deviceId: string): Promise<ChangedMachine | undefined> {
     const move = MACHINE_MOVES.offer
     const { now } = this.clock
-    return this.db
-      .updateTable('rollout_devices')
-      .set({ state: move.to, offered_at: now, last_report_at: now, answered_at: null, progress: null, error: null, updated_at: now })
-      .where('rollout_id', '=', rolloutId)
-      .where('device_id', '=', deviceId)
-      .where('state', 'in', move.from)
-      .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('state', '=', 'running')))
-      .returning(CHANGED_COLUMNS)
-      .$narrowType<MachineStateColumn>()
-      .executeTakeFirst()
+    const [offered] = await this.moveReturning(rolloutId, 'waiting', (trx) =>
+      trx
+        .updateTable('rollout_devices')
+        .set({ state: move.to, offered_at: now, last_report_at: now, answered_at: null, progress: null, error: null, updated_at: now })
+        .where('rollout_id', '=', rolloutId)
+        .where('device_id', '=', deviceId)
+        .where('state', 'in', move.from)
+        .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('state', '=', 'running')))
+        .returning(CHANGED_COLUMNS)
+        .$narrowType<MachineStateColumn>()
+        .execute(),
+    )
+    return offered
   }
 
   /**
@@ -379,24 +410,44 @@ export class RolloutRepository {
   ): Promise<ChangedMachine | undefined> {
     const move = reportTransition(change.state)
     const { now } = this.clock
-    return this.db
-      .updateTable('rollout_devices')
-      .set({
-        state: move.to,
-        progress: change.progress,
-        error: change.error,
-        last_report_at: now,
-        answered_at: now,
-        updated_at: now,
-        ...(move.to === 'waiting' ? { next_try_at: this.clock.shifted(retrySeconds) } : {}),
-      })
-      .where('rollout_id', '=', rolloutId)
-      .where('device_id', '=', deviceId)
-      .where('state', 'in', move.from)
-      .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('release_id', '=', releaseId)))
-      .returning(CHANGED_COLUMNS)
-      .$narrowType<MachineStateColumn>()
-      .executeTakeFirst()
+    // The same state first (a progress report), then the others it may come from: one statement
+    // per state left, so the tallies know where the machine came from.
+    const froms = [...move.from].sort((a, b) => Number(b === move.to) - Number(a === move.to))
+    return inTransaction(this.db, async (trx) => {
+      for (const from of froms) {
+        const changed = await trx
+          .updateTable('rollout_devices')
+          .set({
+            state: move.to,
+            progress: change.progress,
+            error: change.error,
+            last_report_at: now,
+            answered_at: now,
+            updated_at: now,
+            ...(move.to === 'waiting' ? { next_try_at: this.clock.shifted(retrySeconds) } : {}),
+          })
+          .where('rollout_id', '=', rolloutId)
+          .where('device_id', '=', deviceId)
+          .where('state', '=', from)
+          .where((eb) => eb.exists(eb.selectFrom('rollouts').select('rollout_id').where('rollout_id', '=', rolloutId).where('release_id', '=', releaseId)))
+          .returning(CHANGED_COLUMNS)
+          .$narrowType<MachineStateColumn>()
+          .executeTakeFirst()
+        if (!changed) continue
+        await shiftTallies(trx, rolloutId, [{ stage: Number(changed.stage), from, to: changed.state }])
+        return changed
+      }
+      return undefined
+    })
+  }
+
+  /** A move of machines of one rollout out of one state, with the tallies, in one transaction. */
+  private moveReturning(rolloutId: string, from: MachineState, move: (trx: Db) => Promise<ChangedMachine[]>): Promise<ChangedMachine[]> {
+    return inTransaction(this.db, async (trx) => {
+      const moved = await move(trx)
+      await shiftTallies(trx, rolloutId, moved.map((m) => ({ stage: Number(m.stage), from, to: m.state })))
+      return moved
+    })
   }
 
   /** Records counts as announced; false when another instance announced since `previous`. */
@@ -408,6 +459,31 @@ export class RolloutRepository {
       .where('counts', '=', previous)
       .executeTakeFirst()
     return result.numUpdatedRows > 0n
+  }
+}
+
+/**
+ * Moves machines between states in the rollout's tallies, in the caller's transaction: one
+ * statement per (stage, from, to), touching the two rows in one go (rows of a stage are locked in
+ * index order, so two transitions never wait on each other in a cycle).
+ */
+async function shiftTallies(db: Db, rolloutId: string, moved: readonly { stage: number; from: MachineState; to: MachineState }[]): Promise<void> {
+  const groups = new Map<string, { stage: number; from: MachineState; to: MachineState; n: number }>()
+  for (const m of moved) {
+    if (m.from === m.to) continue
+    const key = `${m.stage}\n${m.from}\n${m.to}`
+    const group = groups.get(key) ?? { ...m, n: 0 }
+    group.n++
+    groups.set(key, group)
+  }
+  for (const g of groups.values()) {
+    await db
+      .updateTable('rollout_tallies')
+      .set({ n: sql<number>`n + case when state = ${g.to} then cast(${g.n} as integer) else cast(${-g.n} as integer) end` })
+      .where('rollout_id', '=', rolloutId)
+      .where('stage', '=', g.stage)
+      .where('state', 'in', [g.from, g.to])
+      .execute()
   }
 }
 

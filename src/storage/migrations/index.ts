@@ -12,6 +12,7 @@ import { linkClaims } from './0009-link-claims.js'
 import { summaryCounts } from './0010-summary-counts.js'
 import { keylessPoints } from './0011-keyless-points.js'
 import { offerAnswers } from './0012-offer-answers.js'
+import { rolloutTallies } from './0013-rollout-tallies.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -27,6 +28,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0010-summary-counts': summaryCounts,
   '0011-keyless-points': keylessPoints,
   '0012-offer-answers': offerAnswers,
+  '0013-rollout-tallies': rolloutTallies,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

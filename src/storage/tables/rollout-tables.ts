@@ -48,4 +48,11 @@ export interface RolloutTables {
     next_try_at: number
     updated_at: number
   }
+  /** Machines per stage and state of each rollout, kept by every machine transition (migration 0013). */
+  rollout_tallies: {
+    rollout_id: string
+    stage: number
+    state: string
+    n: number
+  }
 }

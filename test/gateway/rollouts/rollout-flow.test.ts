@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { uniqueDeviceId, type RawDevice } from '../helpers/raw-device.js'
-import { isOffer, linkMachine, metricSample, offerTo, report, startRolloutApp, type RolloutApp } from './rollout-kit.js'
+import { isOffer, linkMachine, metricSample, offerTo, report, startRolloutApp, tallyMismatches, type RolloutApp } from './rollout-kit.js'
 
 
 describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => {
@@ -22,6 +22,8 @@ describe.each(DIALECTS)('a rollout driving linked machines on %s', (dialect) => 
   })
   afterEach(async () => {
     await Promise.all(machines.splice(0).map((m) => m.close()))
+    // Whatever the test did, the tallies kept by the transitions are the machines counted.
+    expect(await tallyMismatches(t)).toEqual([])
     await t.close()
   })
   const busyTries = () => metricSample(t, 'fleetgate_rollout_busy_total{reason="task"}')

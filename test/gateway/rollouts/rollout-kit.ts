@@ -90,3 +90,17 @@ export async function metricSample(app: GatewayApp, sample: string): Promise<num
   const line = text.split('\n').find((l) => l.startsWith(`${sample} `))
   return line === undefined ? 0 : Number(line.slice(sample.length + 1))
 }
+
+/** The rollouts' tallies equal what counting their machines gives: every transition kept them (issue #32, item 7). */
+export async function tallyMismatches(app: GatewayApp): Promise<string[]> {
+  // One snapshot for both reads (PostgreSQL: repeatable read; SQLite: its one connection is the transaction's).
+  const begin = app.storage.dialect === 'postgres' ? app.storage.db.transaction().setIsolationLevel('repeatable read') : app.storage.db.transaction()
+  const { counted, kept } = await begin.execute(async (db) => ({
+    counted: await db.selectFrom('rollout_devices').select(['rollout_id', 'stage', 'state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['rollout_id', 'stage', 'state']).execute(),
+    kept: await db.selectFrom('rollout_tallies').select(['rollout_id', 'stage', 'state', 'n']).where('n', '!=', 0).execute(),
+  }))
+  const key = (r: { rollout_id: string; stage: number; state: string; n: number }) => `${r.rollout_id}/${Number(r.stage)}/${r.state}=${Number(r.n)}`
+  const a = new Set(counted.map(key))
+  const b = new Set(kept.map(key))
+  return [...[...a].filter((k) => !b.has(k)).map((k) => `counted ${k}`), ...[...b].filter((k) => !a.has(k)).map((k) => `kept ${k}`)]
+}
