@@ -90,12 +90,15 @@ export class RolloutEngine {
 
   private async pass(): Promise<void> {
     const { repo } = this.deps
+    const checkAborted = this.passes++ % ABORTED_CHECK_EVERY === 0
+    const rollout = await repo.findActive()
+    // An idle fleet costs one statement a pass: nothing to decide, no time needed.
+    if (!rollout && !checkAborted) return
     // One time for the whole pass, the database's: other instances compare what it writes.
     const now = await repo.clock.read(this.deps.db)
-    if (this.passes++ % ABORTED_CHECK_EVERY === 0) {
+    if (checkAborted) {
       for (const machine of await repo.failSilentAfterAbort(now - this.deps.stepTimeoutSeconds, now, this.silenceError())) this.machineChanged(machine.rollout_id, machine)
     }
-    const rollout = await repo.findActive()
     if (!rollout) return
     const silent = await repo.failSilent(rollout.rollout_id, now - this.deps.stepTimeoutSeconds, now, this.silenceError())
     for (const machine of silent) this.machineChanged(rollout.rollout_id, machine)
