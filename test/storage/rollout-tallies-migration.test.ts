@@ -29,6 +29,29 @@ describe.each(DIALECTS)('migration 0013 (rollout tallies) on %s', (dialect) => {
     const migration = rolloutTallies({ dialect } as MigrationContext)
     await migration.down!(storage.db)
     await storage.db
+      .insertInto('rollouts')
+      .values({
+        rollout_id: 'ro-old',
+        release_id: 'r-1',
+        display_version: '1.0.0',
+        state: 'completed',
+        active_slot: null,
+        stage: 1,
+        stages: '[50, 100]',
+        max_failure_ratio: 0.1,
+        soak_seconds: 0,
+        targeted: 5,
+        check_failures_from: 0,
+        stage_opened_at: 1,
+        stage_ended_at: null,
+        counts: '{}',
+        counts_at: 0,
+        created_at: 1,
+        created_by: 'admin',
+        updated_at: 1,
+      })
+      .execute()
+    await storage.db
       .insertInto('rollout_devices')
       .values([machine('m1', 0, 'installed', 0), machine('m2', 0, 'failed', 1), machine('m3', 1, 'downloading', 2), machine('m4', 1, 'pending', 3), machine('m5', 1, 'pending', 4)])
       .execute()
