@@ -29,7 +29,7 @@ export class EventHub {
   private readonly perUser = new Map<string, number>()
   private readonly expiry = new Map<EventStream, NodeJS.Timeout>()
   private unsubscribe: (() => void) | undefined
-  private readonly keepAlive: NodeJS.Timeout
+  private keepAlive: NodeJS.Timeout | undefined
   private readonly dropped: Counter<'reason'>
   private closing = false
 
@@ -38,10 +38,6 @@ export class EventHub {
     private readonly options: Required<EventOptions>,
     registry: Registry,
   ) {
-    this.keepAlive = setInterval(() => {
-      for (const stream of this.streams) stream.comment('keep-alive')
-    }, options.keepAliveMs)
-    this.keepAlive.unref()
     const streams = this.streams
     new Gauge({
       name: 'fleetgate_event_streams',
@@ -97,6 +93,14 @@ export class EventHub {
   }
 
   /** Ends every stream (server shutdown); new ones are refused from now on. */
+  /** Starts the keep-alive comments every open stream gets. */
+  start(): void {
+    this.keepAlive ??= setInterval(() => {
+      for (const stream of this.streams) stream.comment('keep-alive')
+    }, this.options.keepAliveMs)
+    this.keepAlive.unref()
+  }
+
   closeAll(): void {
     this.closing = true
     clearInterval(this.keepAlive)

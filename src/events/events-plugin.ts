@@ -23,6 +23,7 @@ export interface EventsPluginOptions {
  */
 export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app, { bus, options, registry, userHook, boundDevices }) => {
   const hub = new EventHub(bus, options, registry)
+  hub.start()
   app.addHook('preClose', async () => hub.closeAll())
   await app.register(eventsRoute, { hub, userHook, boundDevices })
 }

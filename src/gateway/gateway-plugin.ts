@@ -52,6 +52,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const bindingCache = new BindingCache()
   bindingRemovals.watch(bindingCache)
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
+  writer.start()
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
   const rollouts = createRollouts(deps, registry, devices)
   const server = new LinkServer({

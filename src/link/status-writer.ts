@@ -29,19 +29,15 @@ export class StatusWriter {
   private readonly writes = new Set<Promise<void>>()
   /** Links closing together (an instance shutting down, a network cut) are written together. */
   private readonly closes: CallBatcher<DeviceLink, void>
-  private readonly timer: NodeJS.Timeout
+  private timer: NodeJS.Timeout | undefined
   /** The periodic flush under way: a slow database must not pile flushes onto each other. */
   private periodic: Promise<void> | undefined
 
   constructor(
     private readonly store: LinkStore,
-    flushMs: number,
+    private readonly flushMs: number,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.timer = setInterval(() => {
-      this.periodic ??= this.flush().finally(() => (this.periodic = undefined))
-    }, flushMs)
-    this.timer.unref()
     this.closes = new CallBatcher(async (links) => {
       await store.linksClosed(links)
       return links.map(() => undefined)
@@ -78,8 +74,17 @@ export class StatusWriter {
     while (this.writes.size > 0) await Promise.all([...this.writes])
   }
 
+  /** Starts the periodic flush of heartbeats. */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.periodic ??= this.flush().finally(() => (this.periodic = undefined))
+    }, this.flushMs)
+    this.timer.unref()
+  }
+
   stop(): void {
     clearInterval(this.timer)
+    this.timer = undefined
   }
 
   /** Closed links whose final write has not succeeded yet. */

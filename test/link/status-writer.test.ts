@@ -115,6 +115,7 @@ describe('the link status writer while the database is slow', () => {
         await new Promise<void>((resolve) => (release = resolve))
       }
       const writer = new StatusWriter(store, 100, pino({ level: 'silent' }))
+      writer.start()
       writer.mark(linkOf('a'))
       await vi.advanceTimersByTimeAsync(100)
       expect(calls).toBe(1)
