@@ -13,6 +13,7 @@ import { CallBatcher } from '../lib/call-batcher.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
+import { RegistrationsUnderWay } from './registrations-under-way.js'
 import { cutOffAfterClose, FrameByteLimit } from './frame-byte-limit.js'
 import { PeriodicTask } from '../lib/periodic-task.js'
 import { delay, nowSeconds, withTimeout } from '../lib/time.js'
@@ -50,10 +51,8 @@ export const FENCE_CHECK_OVERLAP_S = 30
 export class LinkServer {
   /** Sessions whose registration is not decided yet. */
   private readonly awaiting = new Set<LinkSession>()
-  /** Registrations under way per device id: the bus keeps holding an id while one may still link it. */
-  private readonly registering = new Map<string, number>()
-  /** Highest fencing generation seen per device id while a link of it registers here. */
-  private readonly highest = new Map<string, number>()
+  /** Registrations under way per device id (the bus keeps holding an id while one may still link it), and the generations they saw. */
+  private readonly registering = new RegistrationsUnderWay()
   /** Closed links whose bookkeeping is done (their socket closing and a takeover both end here). */
   private readonly unlinked = new WeakSet<DeviceLink>()
   private readonly sessionHost: LinkSessionHost
@@ -148,68 +147,90 @@ export class LinkServer {
    * a refused socket only then, so a client that saw the close never reaches a stale holder.
    */
   private async register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<Registration | undefined> {
-    const { store, bus, registry, log } = this.deps
     const deviceId = frame.device_id
-    this.registering.set(deviceId, (this.registering.get(deviceId) ?? 0) + 1)
-    let link: DeviceLink | undefined
-    let stage: 'database' | 'bus' = 'database'
+    this.registering.begin(deviceId)
+    const step: { stage: 'database' | 'bus'; link?: DeviceLink } = { stage: 'database' }
     try {
-      const verdict = await this.admissions.call(frame)
-      if (verdict !== 'accepted') {
-        log.warn({ deviceId, verdict }, 'device link refused')
-        return refused(CLOSE_CODES.unauthorized, verdict === 'wrong_key' ? 'wrong key for this device id' : 'enroll token required')
-      }
+      const refusal = await this.admit(frame)
+      if (refusal) return refusal
       if (!isOpen(socket)) return undefined
-      const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
-      const connectTime = nowSeconds()
-      // The claim is written within claimTimeoutMs or not at all (a statement time-out in the
-      // database); the wait here allows a little more, so this side does not give up on a claim
-      // that is still able to commit.
-      const { claimTimeoutMs } = this.deps.options
-      const generation = await withTimeout(this.claims.call({ identity, connectTime }, performance.now() + claimTimeoutMs), claimTimeoutMs + CLAIM_COMMIT_GRACE_MS)
-      if (generation === undefined) return refused(CLOSE_CODES.internal, 'device record removed during registration; link again')
-      link = new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime)
-      this.sawGeneration(deviceId, generation)
-      stage = 'bus'
-      await bus.claim(deviceId, generation)
-      stage = 'database'
-      if (bus.sharedWithOtherInstances) {
-        // Another instance may have claimed the device since our claim: read back who holds it.
-        const current = await withTimeout(this.readBacks.call(deviceId), this.deps.options.claimTimeoutMs)
-        this.sawGeneration(deviceId, current)
-      }
-      if ((this.highest.get(deviceId) ?? 0) > generation || (registry.get(deviceId)?.generation ?? 0) > generation) {
-        log.info({ deviceId, generation }, 'device link superseded by a newer connection while registering')
-        await store.linksClosed([link])
-        return refused(CLOSE_CODES.replaced, REPLACED)
-      }
-      if (!isOpen(socket) || this.closing) {
-        await store.linksClosed([link])
-        return refused(CLOSE_CODES.restarting, 'server restarting')
-      }
-      const replaced = registry.add(link)
-      replaced?.close(CLOSE_CODES.replaced, REPLACED)
-      socket.send(JSON.stringify({ type: 'registered', device_id: deviceId, server_time: nowSeconds() }))
-      this.deps.events?.registered(link, replaced !== undefined)
-      log.info({ deviceId, ip: identity.ip, version: frame.version, generation }, 'device linked')
-      return { ok: true, link }
+      const claimed = await this.claim(socket, wire, frame, remoteAddress)
+      if (!('link' in claimed)) return claimed.refusal
+      step.link = claimed.link
+      return (await this.confirmNewest(claimed.link, step)) ?? this.join(claimed.link, frame)
     } catch (err) {
       // Undecided: the link is not registered. 1013 (try again later) when the bus could not
       // carry the claim, 1011 when the database could not record or confirm it.
-      log.error({ err, deviceId, stage }, 'device registration failed: ownership could not be decided')
-      if (link) await store.linksClosed([link]).catch(() => undefined)
-      return stage === 'bus'
+      this.deps.log.error({ err, deviceId, stage: step.stage }, 'device registration failed: ownership could not be decided')
+      if (step.link) await this.deps.store.linksClosed([step.link]).catch(() => undefined)
+      return step.stage === 'bus'
         ? refused(CLOSE_CODES.try_again, 'ownership could not be announced; try again later')
         : refused(CLOSE_CODES.internal, 'registration failed')
     } finally {
-      const left = this.registering.get(deviceId)! - 1
-      if (left > 0) this.registering.set(deviceId, left)
-      else {
-        this.registering.delete(deviceId)
-        this.highest.delete(deviceId)
-      }
+      this.registering.end(deviceId)
       await this.releaseIfUnused(deviceId)
     }
+  }
+
+  /** Step 1: the key (and enroll token) of the register frame; a refusal, or undefined when admitted. */
+  private async admit(frame: RegisterFrame): Promise<Registration | undefined> {
+    const verdict = await this.admissions.call(frame)
+    if (verdict === 'accepted') return undefined
+    this.deps.log.warn({ deviceId: frame.device_id, verdict }, 'device link refused')
+    return refused(CLOSE_CODES.unauthorized, verdict === 'wrong_key' ? 'wrong key for this device id' : 'enroll token required')
+  }
+
+  /**
+   * Step 2: the claim, an atomic generation bump in the database. It is written within
+   * claimTimeoutMs or not at all (a statement time-out there); the wait here allows a little
+   * more, so this side never gives up on a claim that is still able to commit.
+   */
+  private async claim(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<{ link: DeviceLink } | { refusal: Registration }> {
+    const deviceId = frame.device_id
+    const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
+    const connectTime = nowSeconds()
+    const { claimTimeoutMs } = this.deps.options
+    const generation = await withTimeout(this.claims.call({ identity, connectTime }, performance.now() + claimTimeoutMs), claimTimeoutMs + CLAIM_COMMIT_GRACE_MS)
+    if (generation === undefined) return { refusal: refused(CLOSE_CODES.internal, 'device record removed during registration; link again') }
+    this.registering.saw(deviceId, generation)
+    return { link: new DeviceLink(identity, generation, socket, this.deps.metrics, wire, connectTime) }
+  }
+
+  /**
+   * Step 3: announce the claim on the bus (later claims reach us from then on), read back who
+   * holds the device where other instances may have claimed it since, and give way to any newer
+   * generation seen. A refusal, or undefined when this link is the newest and may join.
+   */
+  private async confirmNewest(link: DeviceLink, step: { stage: 'database' | 'bus' }): Promise<Registration | undefined> {
+    const { store, bus, registry, log } = this.deps
+    const { deviceId, generation } = link
+    step.stage = 'bus'
+    await bus.claim(deviceId, generation)
+    step.stage = 'database'
+    if (bus.sharedWithOtherInstances) {
+      this.registering.saw(deviceId, await withTimeout(this.readBacks.call(deviceId), this.deps.options.claimTimeoutMs))
+    }
+    if (this.registering.passed(deviceId, generation) || (registry.get(deviceId)?.generation ?? 0) > generation) {
+      log.info({ deviceId, generation }, 'device link superseded by a newer connection while registering')
+      await store.linksClosed([link])
+      return refused(CLOSE_CODES.replaced, REPLACED)
+    }
+    if (!isOpen(link.socket) || this.closing) {
+      await store.linksClosed([link])
+      return refused(CLOSE_CODES.restarting, 'server restarting')
+    }
+    return undefined
+  }
+
+  /** Step 4: the link joins the registry (closing the one it replaces here) and the device hears `registered`. */
+  private join(link: DeviceLink, frame: RegisterFrame): Registration {
+    const { registry, log } = this.deps
+    const replaced = registry.add(link)
+    replaced?.close(CLOSE_CODES.replaced, REPLACED)
+    link.socket.send(JSON.stringify({ type: 'registered', device_id: link.deviceId, server_time: nowSeconds() }))
+    this.deps.events?.registered(link, replaced !== undefined)
+    log.info({ deviceId: link.deviceId, ip: link.identity.ip, version: frame.version, generation: link.generation }, 'device linked')
+    return { ok: true, link }
   }
 
   /**
@@ -217,7 +238,7 @@ export class LinkServer {
    * database): a link of a lower generation here is closed with 4409 at once.
    */
   async fence(deviceId: string, generation: number): Promise<void> {
-    this.sawGeneration(deviceId, generation)
+    this.registering.saw(deviceId, generation)
     const link = this.deps.registry.get(deviceId)
     if (!link || link.generation >= generation) return
     this.deps.log.info({ deviceId, generation: link.generation, newer: generation }, 'device link taken over by a newer connection')
@@ -242,12 +263,6 @@ export class LinkServer {
       const link = this.deps.registry.get(deviceId)
       if (link && generation > link.generation) await this.fence(deviceId, generation)
     }
-  }
-
-  /** Remembers the highest generation seen for a device while one of its links registers here. */
-  private sawGeneration(deviceId: string, generation: number): void {
-    if (!this.registering.has(deviceId)) return
-    if (generation > (this.highest.get(deviceId) ?? 0)) this.highest.set(deviceId, generation)
   }
 
   private unlink(link: DeviceLink): void {
