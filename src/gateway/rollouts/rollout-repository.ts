@@ -268,37 +268,30 @@ export class RolloutRepository {
 
   /** Offered machines silent since `silentSince` fail; returns those this call failed. */
   failSilent(rolloutId: string, silentSince: number, now: number, error: string): Promise<ChangedMachine[]> {
-    return inTransaction(this.db, async (trx) => {
-      const failed: ChangedMachine[] = []
-      // One statement per state left, so the tallies know where each machine came from.
-      for (const from of MACHINE_MOVES.silent.from) {
-        const rows = await trx
-          .updateTable('rollout_devices')
-          .set({ state: MACHINE_MOVES.silent.to, error, updated_at: now })
-          .where('rollout_id', '=', rolloutId)
-          .where('state', '=', from)
-          .where('last_report_at', '<', silentSince)
-          .returning(CHANGED_COLUMNS)
-          .$narrowType<MachineStateColumn>()
-          .execute()
-        await shiftTallies(trx, rolloutId, rows.map((m) => ({ stage: Number(m.stage), from, to: m.state })))
-        failed.push(...rows)
-      }
-      return failed
-    })
+    return this.failSilentOf({ rolloutId }, silentSince, now, error)
   }
 
   /** The same for aborted rollouts, whose machines may still finish (§14): returns those failed, with their rollout. */
   failSilentAfterAbort(silentSince: number, now: number, error: string): Promise<(ChangedMachine & { rollout_id: string })[]> {
+    return this.failSilentOf('aborted', silentSince, now, error)
+  }
+
+  /**
+   * Fails the silent machines of one rollout, or of every aborted one: one statement per state
+   * left, so the tallies know where each machine came from.
+   */
+  private failSilentOf(of: { rolloutId: string } | 'aborted', silentSince: number, now: number, error: string): Promise<(ChangedMachine & { rollout_id: string })[]> {
     return inTransaction(this.db, async (trx) => {
       const failed: (ChangedMachine & { rollout_id: string })[] = []
       for (const from of MACHINE_MOVES.silent.from) {
         const rows = await trx
           .updateTable('rollout_devices')
           .set({ state: MACHINE_MOVES.silent.to, error, updated_at: now })
+          .where((eb) =>
+            of === 'aborted' ? eb('rollout_id', 'in', eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted')) : eb('rollout_id', '=', of.rolloutId),
+          )
           .where('state', '=', from)
           .where('last_report_at', '<', silentSince)
-          .where('rollout_id', 'in', (eb) => eb.selectFrom('rollouts').select('rollout_id').where('state', '=', 'aborted'))
           .returning(['rollout_id', ...CHANGED_COLUMNS])
           .$narrowType<MachineStateColumn>()
           .execute()
