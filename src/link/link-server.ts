@@ -41,9 +41,9 @@ const CLAIM_COMMIT_GRACE_MS = 2000
 /** Registrations per database statement, and statements of one step running at once. */
 const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2 }
 /**
- * The fence check reads the claims made since its previous pass began, less this much: a claim
- * stamped by an instance whose clock lags ours by up to this, or committed that much after it
- * was stamped, is still seen.
+ * The fence check reads the claims made since its previous pass began, plus this much: claims are
+ * stamped with the database's clock when their statement runs, so one committed up to this long
+ * after it was stamped is still seen.
  */
 export const FENCE_CHECK_OVERLAP_S = 30
 
@@ -59,8 +59,7 @@ export class LinkServer {
   private closing = false
   /** Backstop for a lost takeover notice: reads the claims made since its last pass. */
   private readonly fenceCheck: PeriodicTask
-  /** When the last fence check that succeeded began (seconds): the next one reads the claims since, with overlap. */
-  /** When the last fence check started, on this instance's monotonic clock (a duration is all it measures). */
+  /** When the last fence check that succeeded began, on this instance's monotonic clock: the next reads the claims since (a duration is all it measures). */
   private fencesCheckedAt = performance.now()
   /** The database steps of registrations under way go in batches: one statement per step for many links. */
   private readonly admissions: CallBatcher<RegisterFrame, AdmitVerdict>
