@@ -1,8 +1,32 @@
+import { connect, ErrorCode } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { natsSubjects } from '../../src/link/bus/nats-subjects.js'
 import type { LocalCluster } from '../../src/cluster/local-cluster.js'
 import { SseClient } from '../events/sse-client.js'
 import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+import { TEST_NATS_URL } from '../helpers/nats.js'
 import { clusterRunnable, startTestCluster } from '../helpers/test-cluster.js'
+
+/**
+ * Resolves once the NATS server has dropped the subscriptions of the killed instance (it does so
+ * when it reads the end of the dead process's socket). A request the server routes before that
+ * goes to the dead connection and is lost: the caller can only time out, whatever fleetgate does.
+ */
+async function natsForgot(deviceId: string): Promise<void> {
+  const nc = await connect({ servers: TEST_NATS_URL })
+  try {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        await nc.request(natsSubjects.request(deviceId), new Uint8Array(), { timeout: 200 })
+      } catch (err) {
+        if ((err as { code?: unknown }).code === ErrorCode.NoResponders) return
+      }
+    }
+    throw new Error(`NATS still routes ${deviceId}'s requests to the killed instance`)
+  } finally {
+    await nc.close()
+  }
+}
 
 const runnable = await clusterRunnable('the presence-after-crash test')
 
@@ -30,6 +54,7 @@ describe.skipIf(!runnable)('presence after SIGKILL of an instance (§13)', () =>
 
     const killedAt = Date.now()
     await cluster.kill(victim)
+    await natsForgot(ids[0]!)
     // A request for one of its machines does not wait for the time-out.
     const asked = Date.now()
     const answer = await get(`/api/v1/devices/${ids[0]}/hardware/position`)
