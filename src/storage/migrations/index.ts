@@ -13,6 +13,7 @@ import { summaryCounts } from './0010-summary-counts.js'
 import { keylessPoints } from './0011-keyless-points.js'
 import { offerAnswers } from './0012-offer-answers.js'
 import { rolloutTallies } from './0013-rollout-tallies.js'
+import { deviceLabels } from './0014-device-labels.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -29,6 +30,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0011-keyless-points': keylessPoints,
   '0012-offer-answers': offerAnswers,
   '0013-rollout-tallies': rolloutTallies,
+  '0014-device-labels': deviceLabels,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

@@ -24,6 +24,12 @@ export interface GatewayTables {
     link_claimed_at: number | null
     created_at: number
   }
+  /** A machine's labels (§15), one row per key; removed with the machine. */
+  device_labels: {
+    device_id: string
+    key: string
+    value: string
+  }
   /** Running instances and their last sign of life (seconds): a silent one is presumed dead. */
   instances: {
     instance_id: string

@@ -25,6 +25,8 @@ export interface RolloutTables {
     counts_at: number
     created_at: number
     created_by: string
+    /** The selector the membership was resolved from (§15); null when created from a list of ids or every machine. */
+    selector: string | null
     updated_at: number
   }
   rollout_devices: {
