@@ -350,6 +350,19 @@ describe('device agent', () => {
     expect(gateway.links).toHaveLength(1)
   })
 
+  it('stays stopped when a disconnected listener closes it', async () => {
+    fakeTimers()
+    const a = startAgent({ backoff: { baseMs: 5, capMs: 5 } })
+    a.on('disconnected', () => void a.close())
+    const link = await gateway.nextLink()
+    await link.acceptRegistration()
+    const stopped = nextEvent(a, 'stopped')
+    link.ws.close(1011, 'overloaded')
+    await stopped
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(a.state).toBe('stopped')
+  })
+
   it('close() while the gateway is unreachable stops the retry loop', async () => {
     await gateway.close()
     const a = startAgent({ url: 'http://127.0.0.1:9', backoff: { baseMs: 5, capMs: 5 } })

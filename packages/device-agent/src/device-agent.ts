@@ -1,31 +1,20 @@
 import { EventEmitter } from 'node:events'
 import type { RequestOptions } from 'node:https'
-import type { Socket } from 'node:net'
 import { hostname as osHostname } from 'node:os'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import WebSocket, { type ClientOptions, type RawData } from 'ws'
+import WebSocket, { type ClientOptions } from 'ws'
+import { AgentLinkSession, type AgentLinkHost } from './agent-link-session.js'
 import { Backoff, type BackoffOptions } from './backoff.js'
 import { deviceLinkUrl, gatewayHttpUrl } from './device-link-url.js'
 import type { FirmwareOffer, FirmwareOptions, FirmwareStatus } from './firmware-handler.js'
 import { FirmwareOffers } from './firmware-offers.js'
 import { FirmwareStatusOutbox, firmwareStatusFrame } from './firmware-status-outbox.js'
-import {
-  FrameError,
-  parseGatewayFrame,
-  RegisterFrame,
-  type DeviceFrame,
-  type FirmwareOfferFrame,
-  type FirmwareStatusFrame,
-  type RegisteredFrame,
-  type RequestFrame,
-} from './protocol/frames.js'
+import { heartbeatStatus } from './heartbeat-status.js'
+import { RegisterFrame, type FirmwareOfferFrame, type RegisteredFrame, type RequestFrame } from './protocol/frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
-import { sendBatched } from './protocol/batched-send.js'
-import { rawDataText } from './protocol/raw-data.js'
-import { responseFrameText } from './protocol/frame-text.js'
 import { CLOSE_CODES, FATAL_CLOSE_CODES, type FatalReason } from './protocol/close-codes.js'
-import { MAX_FRAME_BYTES, MAX_STATUS_BYTES } from './protocol/limits.js'
+import { MAX_FRAME_BYTES } from './protocol/limits.js'
 
 export type StatusProvider = () => Record<string, unknown> | Promise<Record<string, unknown>>
 export type AgentLog = (level: 'info' | 'warn' | 'error', message: string) => void
@@ -121,6 +110,9 @@ export class DeviceAgentError extends Error {
 
 export type AgentState = 'idle' | 'connecting' | 'registering' | 'registered' | 'waiting' | 'stopping' | 'stopped'
 
+/** Where the agent is between links; while `linking`, its state is its session's. */
+type AgentPhase = 'idle' | 'linking' | 'waiting' | 'stopping' | 'stopped'
+
 const checkRegister = TypeCompiler.Compile(RegisterFrame)
 // Gateway frames may exceed the device frame limit by their envelope (contract §2).
 const MAX_INCOMING_BYTES = MAX_FRAME_BYTES + 1024 * 1024
@@ -138,32 +130,21 @@ const MAX_INCOMING_BYTES = MAX_FRAME_BYTES + 1024 * 1024
 export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   readonly deviceId: string
   readonly url: string
-  private readonly registerFrame: RegisterFrame
-  private readonly routes: RouteTable
-  private readonly statusProvider: StatusProvider
-  private readonly heartbeatMs: number
-  private readonly registerTimeoutMs: number
   private readonly backoff: Backoff
-  private readonly stableLinkMs: number
   private readonly restartDelayMaxMs: number
   private readonly stopOnRefusal: boolean
   private readonly random: () => number
   private readonly queue: TaskQueue
   private readonly log: AgentLog
   private readonly socketOptions: ClientOptions
-  /** Each connection's socket, from its 'upgrade' response, for batched writes. */
-  private readonly wires = new WeakMap<WebSocket, Socket>()
-  private socket: WebSocket | undefined
-  private heartbeatTimer: NodeJS.Timeout | undefined
-  private registerTimer: NodeJS.Timeout | undefined
+  /** What each link's session is given: the settings and the callbacks into this agent. */
+  private readonly linkHost: AgentLinkHost
+  private phase: AgentPhase = 'idle'
+  /** The current connection attempt; undefined between links. */
+  private session: AgentLinkSession | undefined
   private reconnectTimer: NodeJS.Timeout | undefined
-  /** Resets the back-off once a link has stayed registered for `stableLinkMs`. */
-  private stableTimer: NodeJS.Timeout | undefined
-  private currentState: AgentState = 'idle'
   private readonly firmwareOffers: FirmwareOffers | undefined
-  private readonly firmwareOutbox = new FirmwareStatusOutbox((frame) => this.sendOnReadyLink(frame))
-  /** Registered and the link's first heartbeat sent: firmware statuses go out after the status they may depend on. */
-  private linkReady = false
+  private readonly firmwareOutbox = new FirmwareStatusOutbox((frame) => this.session?.sendIfReady(frame) ?? false)
   /** The next close is a `relink()`: connect again at once. */
   private relinking = false
 
@@ -171,35 +152,35 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     super()
     this.url = deviceLinkUrl(options.url)
     this.deviceId = options.deviceId
-    const frame: RegisterFrame = {
-      type: 'register',
-      device_id: options.deviceId,
-      key: options.key,
-      hostname: options.hostname ?? osHostname(),
-      version: options.version,
-      ...(options.ip !== undefined && { ip: options.ip }),
-      ...(options.enrollToken !== undefined && { enroll_token: options.enrollToken }),
-    }
-    if (!checkRegister.Check(frame)) {
-      const first = checkRegister.Errors(frame).First()
-      throw new TypeError(`invalid device agent options: ${first?.path.slice(1)}: ${first?.message}`)
-    }
-    this.registerFrame = frame
+    const registerFrame = registerFrameOf(options)
     const heartbeatSeconds = options.heartbeatSeconds ?? 15
     if (!(heartbeatSeconds > 0 && heartbeatSeconds < 20)) throw new RangeError('heartbeatSeconds must be > 0 and < 20')
-    this.heartbeatMs = heartbeatSeconds * 1000
-    this.registerTimeoutMs = options.registerTimeoutMs ?? 10_000
-    this.routes = options.routes
-    this.statusProvider = options.status ?? (() => ({}))
     this.backoff = new Backoff(options.backoff)
-    this.stableLinkMs = options.stableLinkMs ?? 30_000
+    const stableLinkMs = options.stableLinkMs ?? 30_000
     this.restartDelayMaxMs = options.restartDelayMaxMs ?? 2000
     this.stopOnRefusal = options.stopOnRefusal ?? false
-    if (!(this.stableLinkMs >= 0) || !(this.restartDelayMaxMs >= 0)) throw new RangeError('stableLinkMs and restartDelayMaxMs must be ≥ 0')
+    if (!(stableLinkMs >= 0) || !(this.restartDelayMaxMs >= 0)) throw new RangeError('stableLinkMs and restartDelayMaxMs must be ≥ 0')
     this.random = options.backoff?.random ?? Math.random
     this.queue = new TaskQueue(options.maxConcurrentRequests ?? 16)
     this.log = options.log ?? (() => undefined)
     this.socketOptions = options.socketOptions ?? {}
+    const statusProvider = options.status ?? (() => ({}))
+    this.linkHost = {
+      registerFrame,
+      registerTimeoutMs: options.registerTimeoutMs ?? 10_000,
+      heartbeatMs: heartbeatSeconds * 1000,
+      stableLinkMs,
+      routes: options.routes,
+      requests: this.queue,
+      log: this.log,
+      heartbeatStatus: () => heartbeatStatus(statusProvider, this.log, (message) => this.emitError(new DeviceAgentError('status_too_large', null, message))),
+      registered: (frame) => this.emit('registered', frame),
+      stable: () => this.backoff.reset(),
+      ready: () => this.firmwareOutbox.flush(),
+      request: (frame) => this.emit('request', frame),
+      firmwareOffer: (frame) => this.takeFirmwareOffer(frame),
+      closed: (session, code, reason) => this.onSessionClosed(session, code, reason),
+    }
     if (options.firmware) {
       this.firmwareOffers = new FirmwareOffers(options.firmware, {
         report: (status) => this.sendFirmwareStatus(status),
@@ -211,35 +192,29 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   get state(): AgentState {
-    return this.currentState
+    if (this.phase !== 'linking') return this.phase
+    const link = this.session!.state
+    // A session the agent closed (relink, register time-out) is between links until its socket has closed.
+    return link === 'closed' ? 'waiting' : link
   }
 
   /** Starts connecting; the agent then keeps the link up until `close()` or a fatal close code. */
   start(): this {
-    if (this.currentState !== 'idle') throw new Error(`device agent already ${this.currentState}`)
+    if (this.phase !== 'idle') throw new Error(`device agent already ${this.state}`)
     this.connect()
     return this
   }
 
   /** Closes the link (code 1000) and stops every timer; pending handlers' answers are dropped. */
   async close(): Promise<void> {
-    if (this.currentState === 'stopped' || this.currentState === 'stopping') return
-    this.currentState = 'stopping'
-    this.linkReady = false
-    this.clearTimers()
+    if (this.phase === 'stopped' || this.phase === 'stopping') return
+    this.phase = 'stopping'
     clearTimeout(this.reconnectTimer)
     this.queue.clear()
     this.firmwareOffers?.stop()
-    const ws = this.socket
-    this.socket = undefined
-    if (ws && ws.readyState !== WebSocket.CLOSED) {
-      await new Promise<void>((resolve) => {
-        ws.once('close', () => resolve())
-        const force = setTimeout(() => ws.terminate(), 2000)
-        force.unref()
-        ws.close(1000, 'agent closing')
-      })
-    }
+    const session = this.session
+    this.session = undefined
+    await session?.close(1000, 'agent closing')
     this.stop('closed')
   }
 
@@ -260,64 +235,19 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   /** Closes the link (1000) and links again at once without back-off, as a rebooted machine would. */
   relink(): void {
-    if (this.currentState === 'idle' || this.currentState === 'stopping' || this.currentState === 'stopped') return
-    this.linkReady = false
-    if (this.currentState === 'waiting') {
+    if (this.phase === 'waiting') {
       clearTimeout(this.reconnectTimer)
       this.connect()
-      return
+    } else if (this.phase === 'linking') {
+      this.relinking = true
+      void this.session!.close(1000, 'relinking')
     }
-    this.relinking = true
-    this.socket?.close(1000, 'relinking')
   }
 
   private connect(): void {
-    this.currentState = 'connecting'
-    const ws = new WebSocket(this.url, { handshakeTimeout: 10_000, maxPayload: MAX_INCOMING_BYTES, ...this.socketOptions })
-    this.socket = ws
-    ws.on('upgrade', (response) => this.wires.set(ws, response.socket))
-    ws.on('open', () => {
-      if (ws !== this.socket) return
-      this.currentState = 'registering'
-      this.send(ws, this.registerFrame)
-      this.registerTimer = setTimeout(() => {
-        this.log('warn', `no registered frame within ${this.registerTimeoutMs} ms; reconnecting`)
-        ws.terminate()
-      }, this.registerTimeoutMs)
-    })
-    ws.on('message', (data, isBinary) => {
-      if (ws === this.socket) this.onMessage(ws, data, isBinary)
-    })
-    ws.on('error', (err) => this.log('warn', `device link error: ${err.message}`))
-    ws.on('close', (code, reason) => {
-      if (ws === this.socket) this.onClose(code, reason.toString())
-    })
-  }
-
-  private onMessage(ws: WebSocket, data: RawData, isBinary: boolean): void {
-    if (isBinary) return this.log('warn', 'ignored a binary frame')
-    const text = rawDataText(data)
-    let frame
-    try {
-      frame = parseGatewayFrame(text)
-    } catch (err) {
-      this.log('warn', `ignored a frame: ${(err as Error).message}`)
-      if (err instanceof FrameError && err.frameType === 'request') this.answerMalformedRequest(ws, text, err)
-      return
-    }
-    if (frame.type === 'registered') {
-      if (this.currentState !== 'registering') return this.log('warn', 'ignored an unexpected registered frame')
-      clearTimeout(this.registerTimer)
-      this.currentState = 'registered'
-      // A link the gateway drops soon after registering (a refused heartbeat, say) must not start the back-off over.
-      this.stableTimer = setTimeout(() => this.backoff.reset(), this.stableLinkMs)
-      this.startHeartbeat(ws)
-      this.emit('registered', frame)
-      return
-    }
-    if (frame.type === 'firmware-offer') return this.takeFirmwareOffer(frame)
-    this.emit('request', frame)
-    this.queue.push(() => this.serve(ws, frame))
+    this.phase = 'linking'
+    const socket = new WebSocket(this.url, { handshakeTimeout: 10_000, maxPayload: MAX_INCOMING_BYTES, ...this.socketOptions })
+    this.session = new AgentLinkSession(socket, this.linkHost)
   }
 
   private takeFirmwareOffer({ type: _, ...offer }: FirmwareOfferFrame): void {
@@ -327,121 +257,41 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.sendFirmwareStatus({ rollout_id: offer.rollout_id, release_id: offer.release_id, state: 'failed', error: 'this device takes no firmware offers (its agent has no firmware handler)' })
   }
 
-  private sendOnReadyLink(frame: FirmwareStatusFrame): boolean {
-    const ws = this.socket
-    if (!this.linkReady || !ws || ws.readyState !== WebSocket.OPEN) return false
-    this.send(ws, frame)
-    return true
-  }
-
-  private async serve(ws: WebSocket, frame: RequestFrame): Promise<void> {
-    // A request queued on a link that has since closed was already failed by the gateway.
-    if (ws !== this.socket || ws.readyState !== WebSocket.OPEN) return
-    const { method, path, query, body, user } = frame
-    const result = await this.routes.dispatch({ method, path, query, body, user })
-    this.respond(ws, frame.id, result.status, result.data)
-  }
-
-  private respond(ws: WebSocket, id: string, status: number, data: unknown): void {
-    let text: string
-    try {
-      text = responseFrameText(id, status, data)
-    } catch (err) {
-      text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'internal', message: `unserializable answer: ${(err as Error).message}` } })
-    }
-    // A UTF-16 unit is at most 3 bytes of UTF-8: most answers need no byte count.
-    if (text.length > MAX_FRAME_BYTES / 3 && Buffer.byteLength(text) > MAX_FRAME_BYTES) {
-      text = JSON.stringify({ type: 'response', id, status: 500, data: { error: 'response_too_large', message: 'answer exceeds the 16 MiB frame limit' } })
-    }
-    this.sendText(ws, text)
-  }
-
-  /** A request with a usable id but a bad shape gets a 400 instead of leaving the gateway to time out. */
-  private answerMalformedRequest(ws: WebSocket, text: string, err: FrameError): void {
-    const id = (JSON.parse(text) as { id?: unknown }).id
-    if (typeof id === 'string' && id.length > 0) this.respond(ws, id, 400, { error: 'bad_request', message: err.message })
-  }
-
-  private startHeartbeat(ws: WebSocket): void {
-    let sending = false
-    const beat = async () => {
-      if (sending) return
-      sending = true
-      try {
-        this.send(ws, { type: 'heartbeat', status: this.checkStatus(await this.readStatus()) })
-        if (!this.linkReady && ws === this.socket && this.currentState === 'registered') {
-          this.linkReady = true
-          this.firmwareOutbox.flush()
-        }
-      } finally {
-        sending = false
-      }
-    }
-    void beat()
-    this.heartbeatTimer = setInterval(() => void beat(), this.heartbeatMs)
-  }
-
-  private async readStatus(): Promise<Record<string, unknown>> {
-    try {
-      const status = await this.statusProvider()
-      return typeof status === 'object' && status !== null ? status : { status }
-    } catch (err) {
-      this.log('warn', `status provider failed: ${(err as Error).message}`)
-      return { error: 'status_unavailable' }
-    }
-  }
-
-  /**
-   * A status over the gateway's limit would close the link with 4400 (contract §4): it is not
-   * sent; the heartbeat carries a small status naming the problem instead, so the link stays alive.
-   */
-  private checkStatus(status: Record<string, unknown>): Record<string, unknown> {
-    let bytes: number
-    try {
-      bytes = Buffer.byteLength(JSON.stringify(status))
-    } catch (err) {
-      this.log('warn', `status is not JSON: ${(err as Error).message}`)
-      return { error: 'status_unavailable' }
-    }
-    if (bytes <= MAX_STATUS_BYTES) return status
-    const message = `heartbeat status of ${bytes} bytes of JSON is over the gateway's limit of ${MAX_STATUS_BYTES}; not sent`
-    this.log('error', message)
-    this.emitError(new DeviceAgentError('status_too_large', null, message))
-    return { error: 'status_too_large', bytes }
-  }
-
-  private onClose(code: number, reason: string): void {
-    this.socket = undefined
-    this.linkReady = false
-    this.clearTimers()
+  /** Decides what follows a link: link again after a delay, or stop. */
+  private onSessionClosed(session: AgentLinkSession, code: number, reason: string): void {
+    // A session let go by close() ends without a word.
+    if (session !== this.session) return
+    this.session = undefined
     this.queue.clear()
     const relinking = this.relinking
     this.relinking = false
     const refused = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
-    if (refused) {
-      const delay = this.stopOnRefusal ? null : this.backoff.nextAfterRefusal()
-      const message =
-        (refused === 'unauthorized'
-          ? `gateway refused device ${this.deviceId}: wrong key or enroll token (close ${code})`
-          : `device ${this.deviceId} was linked from another connection (close ${code})`) + (delay === null ? '' : `; linking again in ${delay} ms`)
-      this.log('error', message)
-      if (delay === null) {
-        this.emit('disconnected', { code, reason, reconnectInMs: null })
-        this.emitError(new DeviceAgentError(refused, code, message))
-        this.stop(refused)
-        return
-      }
-      this.currentState = 'waiting'
-      this.emit('disconnected', { code, reason, reconnectInMs: delay })
-      this.emitError(new DeviceAgentError(refused, code, message))
-      if (this.currentState === 'waiting') this.reconnectTimer = setTimeout(() => this.connect(), delay)
-      return
-    }
+    if (refused) return this.onRefused(refused, code, reason)
     const delay = relinking ? 0 : this.reconnectDelay(code)
-    this.currentState = 'waiting'
+    this.phase = 'waiting'
     this.log('info', `device link closed (${code}${reason ? ` ${reason}` : ''}); reconnecting in ${delay} ms`)
     this.emit('disconnected', { code, reason, reconnectInMs: delay })
-    this.reconnectTimer = setTimeout(() => this.connect(), delay)
+    this.reconnectAfter(delay)
+  }
+
+  /** The gateway refused this device's identity (4401, 4409). */
+  private onRefused(refused: FatalReason, code: number, reason: string): void {
+    const delay = this.stopOnRefusal ? null : this.backoff.nextAfterRefusal()
+    const message =
+      (refused === 'unauthorized'
+        ? `gateway refused device ${this.deviceId}: wrong key or enroll token (close ${code})`
+        : `device ${this.deviceId} was linked from another connection (close ${code})`) + (delay === null ? '' : `; linking again in ${delay} ms`)
+    this.log('error', message)
+    if (delay !== null) this.phase = 'waiting'
+    this.emit('disconnected', { code, reason, reconnectInMs: delay })
+    this.emitError(new DeviceAgentError(refused, code, message))
+    if (delay === null) this.stop(refused)
+    else this.reconnectAfter(delay)
+  }
+
+  /** Unless a listener of the events just emitted closed the agent or relinked it. */
+  private reconnectAfter(delay: number): void {
+    if (this.phase === 'waiting') this.reconnectTimer = setTimeout(() => this.connect(), delay)
   }
 
   /**
@@ -460,26 +310,27 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   private stop(reason: StopReason): void {
-    this.currentState = 'stopped'
+    this.phase = 'stopped'
     this.emit('stopped', { reason })
   }
+}
 
-  private clearTimers(): void {
-    clearInterval(this.heartbeatTimer)
-    clearTimeout(this.registerTimer)
-    clearTimeout(this.stableTimer)
+/** The register frame of contract §4 step 1, checked as the gateway will. */
+function registerFrameOf(options: DeviceAgentOptions): RegisterFrame {
+  const frame: RegisterFrame = {
+    type: 'register',
+    device_id: options.deviceId,
+    key: options.key,
+    hostname: options.hostname ?? osHostname(),
+    version: options.version,
+    ...(options.ip !== undefined && { ip: options.ip }),
+    ...(options.enrollToken !== undefined && { enroll_token: options.enrollToken }),
   }
-
-  private send(ws: WebSocket, frame: DeviceFrame): void {
-    this.sendText(ws, JSON.stringify(frame))
+  if (!checkRegister.Check(frame)) {
+    const first = checkRegister.Errors(frame).First()
+    throw new TypeError(`invalid device agent options: ${first?.path.slice(1)}: ${first?.message}`)
   }
-
-  private sendText(ws: WebSocket, text: string): void {
-    if (ws.readyState !== WebSocket.OPEN) return
-    sendBatched(ws, this.wires.get(ws), text, (err) => {
-      if (err) this.log('warn', `send failed: ${err.message}`)
-    })
-  }
+  return frame
 }
 
 const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized'] as const
