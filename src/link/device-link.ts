@@ -22,6 +22,16 @@ export interface LinkIdentity {
 }
 
 /**
+ * Where a registered link is, the one place its end is recorded:
+ * - `open`: requests and offers go out on its socket.
+ * - `closed`: the socket is closing or closed (by either side, or taken over); every request
+ *   fails at once with 502 and none is sent.
+ * - `unlinked`: the server's bookkeeping for the end is done too (registry, bus, last heartbeat,
+ *   events), exactly once, whichever of the socket's close and a takeover came first.
+ */
+export type DeviceLinkState = 'open' | 'closed' | 'unlinked'
+
+/**
  * One registered device connection: sends requests and matches the answers that come back
  * on this same socket, counts frames, remembers the latest heartbeat and watches its pings.
  */
@@ -33,7 +43,7 @@ export class DeviceLink {
   messagesReceived = 0
   private pending: Map<string, Pending> | undefined
   private readonly ids = new RequestIds()
-  private closed = false
+  private current: DeviceLinkState = 'open'
   /** Consecutive pings without a pong. */
   private missedPongs = 0
   private awaitingPong = false
@@ -53,12 +63,16 @@ export class DeviceLink {
     return this.identity.deviceId
   }
 
+  get state(): DeviceLinkState {
+    return this.current
+  }
+
   get inFlight(): number {
     return this.pending?.size ?? 0
   }
 
   request(call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
-    if (this.closed) return Promise.reject(unavailable(this.deviceId))
+    if (this.current !== 'open') return Promise.reject(unavailable(this.deviceId))
     const pending = (this.pending ??= new Map())
     if (pending.size >= MAX_IN_FLIGHT) {
       return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
@@ -96,8 +110,8 @@ export class DeviceLink {
 
   /** Marks the link closed and fails every pending request at once with 502. */
   markClosed(): void {
-    if (this.closed) return
-    this.closed = true
+    if (this.current !== 'open') return
+    this.current = 'closed'
     const pending = this.pending
     if (!pending) return
     for (const [id, entry] of [...pending]) {
@@ -107,16 +121,27 @@ export class DeviceLink {
 
   /** Sends a firmware offer (§4 step 6); resolves once written, rejects when the link is gone. */
   offerFirmware(frame: FirmwareOfferFrame): Promise<void> {
-    if (this.closed) return Promise.reject(unavailable(this.deviceId))
+    if (this.current !== 'open') return Promise.reject(unavailable(this.deviceId))
     this.messagesSent++
     return new Promise((resolve, reject) => sendBatched(this.socket, this.wire, JSON.stringify(frame), (err) => (err ? reject(unavailable(this.deviceId)) : resolve())))
+  }
+
+  /**
+   * Marks the link closed if it is not yet, then `unlinked`; true only for the call that made
+   * the move, so the server's bookkeeping for the end runs once.
+   */
+  markUnlinked(): boolean {
+    if (this.current === 'unlinked') return false
+    this.markClosed()
+    this.current = 'unlinked'
+    return true
   }
 
   /** Closes the socket; pending requests fail at once. */
   close(code: number, reason: string): void {
     this.markClosed()
     try {
-      this.socket.close(code, reason)
+      this.socket.close(code, reason.slice(0, 120))
     } catch {
       this.socket.terminate()
     }
@@ -142,7 +167,7 @@ export class DeviceLink {
   }
 
   isAlive(aliveMs: number, now = Date.now()): boolean {
-    return !this.closed && now - this.lastFrameAt <= aliveMs
+    return this.current === 'open' && now - this.lastFrameAt <= aliveMs
   }
 
   snapshot(aliveMs: number): LiveState {

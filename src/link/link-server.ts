@@ -53,8 +53,6 @@ export class LinkServer {
   private readonly awaiting = new Set<LinkSession>()
   /** Registrations under way per device id (the bus keeps holding an id while one may still link it), and the generations they saw. */
   private readonly registering = new RegistrationsUnderWay()
-  /** Closed links whose bookkeeping is done (their socket closing and a takeover both end here). */
-  private readonly unlinked = new WeakSet<DeviceLink>()
   private readonly sessionHost: LinkSessionHost
   private closing = false
   /** Backstop for a lost takeover notice: reads the claims made since its last pass. */
@@ -266,9 +264,8 @@ export class LinkServer {
 
   private unlink(link: DeviceLink): void {
     const { registry, writer, log } = this.deps
-    if (this.unlinked.has(link)) return
-    this.unlinked.add(link)
-    link.markClosed()
+    // The socket's close and a takeover both end here: the link's own state says who was first.
+    if (!link.markUnlinked()) return
     if (registry.remove(link)) {
       void this.releaseIfUnused(link.deviceId)
       this.deps.events?.closed(link)

@@ -12,6 +12,8 @@ import type { StatusWriter } from './status-writer.js'
  * - `registering`: the register frame is being decided; later frames wait, in order.
  * - `registered`: the link is in the registry; frames are dispatched to it.
  * - `closed`: the server closed the socket or the socket closed; frames are ignored.
+ * Once registered, the end of the link is the link's own state (`DeviceLink.state`): a session
+ * whose link was closed (taken over, ping watch, shutdown) is `closed` from that moment.
  */
 export type LinkSessionState = 'awaiting_register' | 'registering' | 'registered' | 'closed'
 
@@ -77,13 +79,15 @@ export class LinkSession {
   }
 
   get state(): LinkSessionState {
-    return this.current
+    return this.current === 'registered' && this.link!.state !== 'open' ? 'closed' : this.current
   }
 
-  /** Closes the socket with `code`; whatever the device still sends is ignored. */
+  /** Closes the socket with `code` (through the link once registered); whatever the device still sends is ignored. */
   close(code: CloseCode, reason: string): void {
+    const registered = this.current === 'registered'
     this.enterClosed()
-    closeSocket(this.socket, code, reason)
+    if (registered) this.link!.close(code, reason)
+    else closeSocket(this.socket, code, reason)
   }
 
   /** A frame over the limit before registration: close with 1009 and read no more of it. */
@@ -94,7 +98,7 @@ export class LinkSession {
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
-    if (this.current === 'closed') return
+    if (this.state === 'closed') return
     if (isBinary) return this.close(CLOSE_CODES.bad_frame, 'binary frames are not accepted; send JSON text')
     if (this.current !== 'registered' && rawLength(data) > MAX_UNREGISTERED_FRAME_BYTES) {
       return this.close(CLOSE_CODES.too_big, `frames before registration are limited to ${MAX_UNREGISTERED_FRAME_BYTES} bytes`)
@@ -143,7 +147,7 @@ export class LinkSession {
     this.current = 'registered'
     this.unregisteredLimit.stop()
     this.socket.resume()
-    for (const text of this.queued.splice(0)) if (this.current === 'registered') this.handle(text)
+    for (const text of this.queued.splice(0)) if (this.state === 'registered') this.handle(text)
   }
 
   /** A frame on the registered link. */

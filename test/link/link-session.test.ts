@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import type { DeviceCall } from '../../src/link/bus/device-bus.js'
 import { DeviceLink } from '../../src/link/device-link.js'
 import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import type { LinkObserver } from '../../src/link/link-observer.js'
@@ -50,6 +51,8 @@ class RecordingHost implements LinkSessionHost {
     this.unlinked.push(link)
   }
 }
+
+const CALL: DeviceCall = { method: 'GET', path: '/x', query: {}, body: null, user: { id: 'root', username: 'root', role: 'admin' } }
 
 const registerFrame = { type: 'register', device_id: 'pnp-session', key: DEVICE_KEY, hostname: 'h', version: '1' }
 
@@ -191,6 +194,40 @@ describe('a device-link session', () => {
     device.socket.send(Buffer.from(JSON.stringify({ type: 'heartbeat', status: {} })), { binary: true })
     expect((await device.closed).code).toBe(4400)
     expect(s.host.dispatched).toEqual([])
+  })
+
+  it('is closed from the moment its link is closed (a takeover), before the socket is: later frames are ignored', async () => {
+    const { device, registration, session } = await registering()
+    const link = linkOf(registration)
+    registration.decide({ ok: true, link })
+    await expect.poll(() => session.state).toBe('registered')
+    // As a takeover does: the link ends first, its socket is closed right after.
+    link.markClosed()
+    expect(session.state).toBe('closed')
+    device.heartbeat({ late: true })
+    // The pong comes back after the heartbeat was read: it reached the session, which dropped it.
+    expect(await roundTrip(device)).toBe('pong')
+    expect(s.host.dispatched).toEqual([])
+    expect(link.lastStatus).toEqual({})
+    await expect(link.request(CALL, 1000)).rejects.toMatchObject({ code: 'device_unavailable' })
+    await device.close()
+    await expect.poll(() => s.host.unlinked).toEqual([link])
+    // The server's bookkeeping for the end runs once, whoever asks first (socket close or takeover).
+    expect(link.markUnlinked()).toBe(true)
+    expect(link.markUnlinked()).toBe(false)
+    expect(link.state).toBe('unlinked')
+  })
+
+  it('closes a registered socket through its link: the link is closed at once, its pending requests fail with 502', async () => {
+    const { device, registration, session } = await registering()
+    const link = linkOf(registration)
+    registration.decide({ ok: true, link })
+    await expect.poll(() => session.state).toBe('registered')
+    const pending = link.request(CALL, 10_000)
+    session.close(CLOSE_CODES.bad_frame, 'test')
+    expect(link.state).toBe('closed')
+    await expect(pending).rejects.toMatchObject({ code: 'device_unavailable' })
+    expect((await device.closed).code).toBe(CLOSE_CODES.bad_frame)
   })
 })
 
