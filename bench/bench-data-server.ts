@@ -69,7 +69,7 @@ async function serveForBench(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' })
   process.send!((app.server.address() as AddressInfo).port)
   const { db } = storage
-  const commands = new CommandQueue(db, { ackTimeoutMs: config.commandAckTimeoutSeconds * 1000, maxAttempts: config.commandMaxAttempts, ttlMs: config.commandTtlSeconds * 1000 })
+  const commands = new CommandQueue(storage, { ackTimeoutMs: config.commandAckTimeoutSeconds * 1000, maxAttempts: config.commandMaxAttempts, ttlMs: config.commandTtlSeconds * 1000 })
   // A pass under way stops at its next batch when the server stops (as the periodic one does).
   const abort = new AbortController()
   let pruning: Promise<unknown> = Promise.resolve()

@@ -161,7 +161,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     users,
     tokens,
     authenticator: new Authenticator(tokens, users),
-    loginThrottle: new LoginThrottle(storage.db, 'login'),
+    loginThrottle: new LoginThrottle(storage, 'login'),
     metrics: createMetrics(),
     consoleToken,
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,

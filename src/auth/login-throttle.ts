@@ -1,5 +1,7 @@
+import { sql, type RawBuilder } from 'kysely'
 import { AppError } from '../errors.js'
-import type { Db } from '../storage/storage.js'
+import { epochMillis, type DatabaseClock } from '../storage/database-clock.js'
+import type { Db, Storage } from '../storage/storage.js'
 
 /**
  * Limits login attempts per key (client address + username): past `limit` failures within the
@@ -10,38 +12,47 @@ import type { Db } from '../storage/storage.js'
  * instances each see a distinct count and at most `limit` of them go on to check credentials.
  * A successful login resets the key; an attempt that turns out not to be a wrong credential
  * (device offline, time-out) is given back with `release`.
+ *
+ * Windows are on the database's clock (`storage.clock`, epoch milliseconds): one instance opens
+ * a window and the others count into it and end it, so hosts whose clocks disagree must neither
+ * restart a window early nor keep it open late (docs/coordination.md, rule 3).
  */
 export class LoginThrottle {
+  private readonly db: Db
+  /** The database's clock (tests give one they set). */
+  private readonly clock: DatabaseClock
+
   constructor(
-    private readonly db: Db,
+    storage: Pick<Storage, 'db' | 'clock'>,
     /** Separates gateway logins from device logins. */
     private readonly scope: string,
     private readonly limit = 10,
     private readonly windowMs = 15 * 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = storage.db
+    this.clock = storage.clock
+  }
 
   /** Counts an attempt; throws 429 `rate_limited` (the error handler adds `Retry-After`) past the limit. */
   async claim(key: string, message: string): Promise<void> {
-    const now = this.now()
-    const expired = now - this.windowMs
+    const now = epochMillis(this.clock)
     const row = await this.db
       .insertInto('login_counters')
       .values({ key: this.scoped(key), failures: 1, window_start: now })
       .onConflict((oc) =>
         oc.column('key').doUpdateSet((eb) => {
           // Right-hand sides see the row as it was, so both columns test the same condition.
-          const stale = eb('login_counters.window_start', '<=', expired)
+          const stale = eb('login_counters.window_start', '<=', this.windowStartedBy(now))
           return {
             failures: eb.case().when(stale).then(1).else(eb('login_counters.failures', '+', 1)).end(),
             window_start: eb.case().when(stale).then(now).else(eb.ref('login_counters.window_start')).end(),
           }
         }),
       )
-      .returning(['failures', 'window_start'])
+      .returning(['failures', 'window_start', now.as('now')])
       .executeTakeFirstOrThrow()
     if (Number(row.failures) <= this.limit) return
-    const wait = Math.max(1, Math.ceil((Number(row.window_start) + this.windowMs - now) / 1000))
+    const wait = Math.max(1, Math.ceil((Number(row.window_start) + this.windowMs - Number(row.now)) / 1000))
     throw new AppError('rate_limited', message, { retry_after: wait })
   }
 
@@ -58,7 +69,12 @@ export class LoginThrottle {
   /** Right credentials: the key starts afresh (expired keys of others are dropped on the way). */
   async succeed(key: string): Promise<void> {
     await this.db.deleteFrom('login_counters').where('key', '=', this.scoped(key)).execute()
-    await this.db.deleteFrom('login_counters').where('window_start', '<=', this.now() - this.windowMs).execute()
+    await this.db.deleteFrom('login_counters').where('window_start', '<=', this.windowStartedBy(epochMillis(this.clock))).execute()
+  }
+
+  /** A window that started at or before this time has ended at `now`. */
+  private windowStartedBy(now: RawBuilder<number>): RawBuilder<number> {
+    return sql<number>`(${now} - ${this.windowMs})`
   }
 
   private scoped(key: string): string {

@@ -94,7 +94,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     bus,
     bindingRemovals,
     client: new DeviceClient(bus, metrics, config.deviceRequestTimeoutMs),
-    deviceLoginThrottle: new LoginThrottle(deps.storage.db, 'device-login'),
+    deviceLoginThrottle: new LoginThrottle(deps.storage, 'device-login'),
   }
   await app.register(deviceLinkRoute, { server })
   await app.register(deviceRoutes, { ctx })

@@ -22,11 +22,11 @@ export function createPlatformServices(deps: AppDeps): PlatformServices {
     deps,
     db,
     access: new DeviceAuth(deps),
-    commands: new CommandQueue(db, {
+    commands: new CommandQueue(deps.storage, {
       ackTimeoutMs: config.commandAckTimeoutSeconds * 1000,
       maxAttempts: config.commandMaxAttempts,
       ttlMs: config.commandTtlSeconds * 1000,
-    }, deps.events, { skipLocked: deps.storage.skipLocked }),
+    }, deps.events),
     telemetry: new TelemetryStore(deps.storage, { writers: deps.storage.concurrentWriters, gatherTurn: deps.storage.synchronousWrites }),
     onlineSince: (now) => now - config.platformOfflineSeconds * 1000,
   }

@@ -16,7 +16,8 @@ export interface PlatformSweepParts {
 /**
  * Time-driven Platform transitions, raised within one interval: devices going offline and
  * commands expiring or failing. Every instance runs it; the database decides each transition
- * once (conditional UPDATEs), so each event is raised once. Runs never overlap.
+ * once (conditional UPDATEs), so each event is raised once. Runs never overlap. `now` is the
+ * devices' heartbeat time; the command queue keeps its times on the database's clock.
  */
 export class PlatformSweep {
   private readonly task: PeriodicTask
@@ -36,7 +37,7 @@ export class PlatformSweep {
     for (const device of await sweepPlatformOffline(db, now - offlineMs)) {
       bus.publish(platformDeviceEvent(device.device_id, false, device.last_online_at, 'offline', now))
     }
-    await commands.sweep(now)
+    await commands.sweep()
   }
 
   start(intervalMs: number): void {

@@ -4,9 +4,10 @@ import type { Db, Dialect } from './storage.js'
 /**
  * The database's clock, in seconds since the epoch (fractional). Times that one instance writes
  * into a shared row and another compares (presence, link claims, rollout offers, reports and
- * leases) are read from it, never from an instance's own clock: a few seconds of skew between
- * hosts would otherwise flap healthy machines offline, fail them in a rollout or offer them again.
- * An instance's own clock stays for what only it compares (its timers, its links' liveness).
+ * leases, platform commands, failed-login windows) are read from it, never from an instance's
+ * own clock: a few seconds of skew between hosts would otherwise flap healthy machines offline,
+ * fail them in a rollout, offer them or deliver a command again early. An instance's own clock
+ * stays for what only it compares (its timers, its links' liveness).
  */
 export interface DatabaseClock {
   /** The current time as an SQL expression, evaluated by the statement that uses it. */
@@ -28,4 +29,12 @@ export function databaseClock(dialect: Dialect): DatabaseClock {
       return Number(rows[0]!.now)
     },
   }
+}
+
+/**
+ * `clock.now` in whole milliseconds since the epoch (a bigint expression), for the tables that
+ * keep epoch milliseconds (platform commands, login counters) and the answers that show them.
+ */
+export function epochMillis(clock: DatabaseClock): RawBuilder<number> {
+  return sql<number>`cast(round(${clock.now} * 1000) as bigint)`
 }

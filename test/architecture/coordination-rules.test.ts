@@ -30,8 +30,18 @@ describe('docs/coordination.md', () => {
   })
 
   it('names every shared row the instances decide on', () => {
-    for (const row of ['devices.link_generation', 'instances.last_seen', 'rollouts.state', 'rollout_devices.state', 'rollout_devices.next_try_at', "firmware_releases.state = 'active'", 'platform_commands.status', 'fleetgate.retention', 'fleetgate:lost-instances']) {
+    for (const row of ['devices.link_generation', 'instances.last_seen', 'rollouts.state', 'rollout_devices.state', 'rollout_devices.next_try_at', "firmware_releases.state = 'active'", 'platform_commands.status', 'login_counters.failures', 'fleetgate.retention', 'fleetgate:lost-instances']) {
       expect(doc).toContain(row)
     }
+  })
+
+  it('puts the times of the command queue and of the login windows on the database’s clock (rule 3)', () => {
+    for (const row of ['`platform_commands.status`', '`login_counters.failures`']) {
+      const line = doc.split('\n').find((l) => l.startsWith(`| ${row}`))
+      expect(line, `docs/coordination.md has a row for ${row}`).toBeDefined()
+      const clock = line!.split('|').at(-2)!.trim()
+      expect(clock, row).toMatch(/^database\b/)
+    }
+    expect(doc).not.toContain('Not yet on the database')
   })
 })

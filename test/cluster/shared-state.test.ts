@@ -74,7 +74,7 @@ describe.skipIf(!DIALECTS.includes('postgres'))('two instances on one PostgreSQL
         {
           db: gw.storage.db,
           telemetry: new TelemetryStore(gw.storage),
-          commands: new CommandQueue(gw.storage.db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY }),
+          commands: new CommandQueue(gw.storage, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY }),
           telemetryRetentionDays: 30,
           logRetentionDays: 30,
           exclusive: (fn) => gw.storage.exclusive(RETENTION_LOCK, fn),

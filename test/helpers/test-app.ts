@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { hashPasswordSync, type HashSpec } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
+import type { DatabaseClock } from '../../src/storage/database-clock.js'
 import { openStorage, type Dialect, type Storage } from '../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from './dialects.js'
 
@@ -28,20 +29,25 @@ export const TEST_AUTH_USERS = JSON.stringify(
   Object.fromEntries(Object.entries(TEST_USERS).map(([name, { password, ...rest }]) => [name, { ...rest, password_hash: hashPasswordSync(password, TEST_HASH_SPEC) }])),
 )
 
+export interface TestAppOptions {
+  wechatTimeoutMs?: number
+  database?: TestDatabase
+  consoleDir?: string
+  /** Stands in for the database's clock (`storage.clock`): the times the app keeps in shared rows are then the test's. */
+  clock?: DatabaseClock
+}
+
 /** A whole server on a fresh database of the given engine, built the way `serve` builds it. */
-export async function startTestApp(
-  dialect: Dialect,
-  env: Env = {},
-  options: { wechatTimeoutMs?: number; database?: TestDatabase; consoleDir?: string } = {},
-): Promise<TestApp> {
+export async function startTestApp(dialect: Dialect, env: Env = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({
     CLOUD_AUTH_USERS: TEST_AUTH_USERS,
     PLATFORM_CONSOLE_TOKEN: 'test-console-token',
     ...env,
   })
   const database = options.database ?? testDatabase(dialect)
-  const storage = await openStorage(database.target)
-  await storage.migrate()
+  const opened = await openStorage(database.target)
+  await opened.migrate()
+  const storage: Storage = options.clock ? { ...opened, clock: options.clock } : opened
   const app = await buildApp({ ...config, database: database.target }, { storage, wechatTimeoutMs: options.wechatTimeoutMs, consoleDir: options.consoleDir })
   await app.ready()
   return {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommandQueue } from '../../src/platform/commands/command-queue.js'
 import { DIALECTS, openTestStorage } from '../helpers/dialects.js'
+import { settableClock } from '../helpers/test-clocks.js'
 
 const POLICY = { ackTimeoutMs: 30_000, maxAttempts: 3, ttlMs: 600_000 }
 const NOW = 1_800_000_000_000
 
-/** A command in each state at NOW, on the edge of each time rule where there is one. */
+/** The database's clock stands at NOW. A command in each state at NOW, on the edge of each time rule where there is one. */
 const COMMANDS = {
   pendingWithinTtl: { status: 'pending', attempts: 0, created_at: NOW - POLICY.ttlMs + 1, delivered_at: null },
   pendingAtTtl: { status: 'pending', attempts: 0, created_at: NOW - POLICY.ttlMs, delivered_at: null },
@@ -22,7 +23,7 @@ describe.each(DIALECTS)('command delivery rules on %s', (dialect) => {
   const ids = new Map<number, keyof typeof COMMANDS>()
   beforeAll(async () => {
     storage = await openTestStorage(dialect)
-    queue = new CommandQueue(storage.db, POLICY, undefined, { skipLocked: storage.skipLocked })
+    queue = new CommandQueue({ ...storage, clock: settableClock(NOW) }, POLICY)
     for (const [name, command] of Object.entries(COMMANDS)) {
       const row = await storage.db
         .insertInto('platform_commands')
@@ -40,9 +41,11 @@ describe.each(DIALECTS)('command delivery rules on %s', (dialect) => {
   }
 
   it('a heartbeat counts exactly the commands the next poll hands out, and that poll expires and fails the rest', async () => {
-    expect(await queue.countDue('rules-1', NOW)).toBe(2)
-    const delivered = await queue.poll('rules-1', 50, NOW)
+    expect(await queue.countDue('rules-1')).toBe(2)
+    const delivered = await queue.poll('rules-1', 50)
     expect(delivered.map((c) => ids.get(c.id))).toEqual(['pendingWithinTtl', 'ackOverdue'])
+    // Delivered at the database's time, the one the next delivery's ack time-out is measured from.
+    expect(delivered.map((c) => c.delivered_at)).toEqual([NOW, NOW])
     expect(await statuses()).toEqual({
       pendingWithinTtl: 'delivered',
       pendingAtTtl: 'expired',
@@ -52,6 +55,6 @@ describe.each(DIALECTS)('command delivery rules on %s', (dialect) => {
       lastAttemptNotYetDue: 'delivered',
       done: 'done',
     })
-    expect(await queue.countDue('rules-1', NOW)).toBe(0)
+    expect(await queue.countDue('rules-1')).toBe(0)
   })
 })

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { DIALECTS } from '../helpers/dialects.js'
+import { clockFollowingDate } from '../helpers/test-clocks.js'
 import { freezeClock } from './fake-clock.js'
 import { startPlatformApp, type PlatformApp } from './platform-kit.js'
 
@@ -13,11 +14,16 @@ describe.each(DIALECTS)('platform command life cycle on %s', (dialect) => {
   let seq = 0
   let deviceId: string
   beforeAll(async () => {
-    t = await startPlatformApp(dialect, {
-      COMMAND_ACK_TIMEOUT_SECONDS: String(ACK_TIMEOUT_S),
-      COMMAND_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-      COMMAND_TTL_SECONDS: String(TTL_S),
-    })
+    // The queue keeps its times on the database's clock: here one that follows the frozen `Date`, so the test moves it.
+    t = await startPlatformApp(
+      dialect,
+      {
+        COMMAND_ACK_TIMEOUT_SECONDS: String(ACK_TIMEOUT_S),
+        COMMAND_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+        COMMAND_TTL_SECONDS: String(TTL_S),
+      },
+      { clock: clockFollowingDate() },
+    )
   })
   afterAll(() => t.close())
   beforeEach(async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Env } from '../../src/config/config.js'
 import type { Dialect } from '../../src/storage/storage.js'
-import { startTestApp, type TestApp } from '../helpers/test-app.js'
+import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 
 /** The console token `startTestApp` configures. */
 export const CONSOLE_TOKEN = 'test-console-token'
@@ -19,8 +19,8 @@ export interface PlatformApp extends TestApp {
   addDevice(deviceId: string, model?: string): Promise<string>
 }
 
-export async function startPlatformApp(dialect: Dialect, env: Env = {}): Promise<PlatformApp> {
-  const t = await startTestApp(dialect, env)
+export async function startPlatformApp(dialect: Dialect, env: Env = {}, options: TestAppOptions = {}): Promise<PlatformApp> {
+  const t = await startTestApp(dialect, env, options)
   const call = (app: FastifyInstance, method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: Payload) =>
     app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) })
   const admin: PlatformApp['admin'] = (method, url, payload) => call(t.app, method, url, CONSOLE, payload)

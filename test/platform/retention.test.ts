@@ -4,9 +4,11 @@ import { PRUNE_BATCH, RetentionJob } from '../../src/platform/retention/retentio
 import { TelemetryStore } from '../../src/platform/telemetry/telemetry-store.js'
 import type { PruneStep } from '../../src/storage/prune-step.js'
 import { DIALECTS } from '../helpers/dialects.js'
+import { offsetClock } from '../helpers/test-clocks.js'
 import { startPlatformApp, type PlatformApp } from './platform-kit.js'
 
 const DAY = 86_400_000
+const COMMAND_POLICY = { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY }
 
 describe.each(DIALECTS)('platform retention on %s', (dialect) => {
   let t: PlatformApp
@@ -14,7 +16,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
   beforeAll(async () => {
     t = await startPlatformApp(dialect, { TELEMETRY_RETENTION_DAYS: '7', LOG_RETENTION_DAYS: '3' })
     const db = t.storage.db
-    const commands = new CommandQueue(db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY })
+    const commands = new CommandQueue(t.storage, COMMAND_POLICY)
     job = new RetentionJob({ db, telemetry: new TelemetryStore(t.storage), commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log)
   })
   afterAll(() => t.close())
@@ -55,7 +57,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
       return step
     }
     const db = t.storage.db
-    const commands = new CommandQueue(db, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: DAY })
+    const commands = new CommandQueue(t.storage, COMMAND_POLICY)
     const result = await new RetentionJob({ db, telemetry: store, commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log).runOnce(now)
 
     expect(result.telemetry).toBe(4200)
@@ -90,7 +92,10 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
   it('expires never-delivered commands past their TTL when it runs', async () => {
     await t.addDevice('rt-3')
     const queued = (await t.admin('POST', '/api/admin/device/rt-3/command', { action: 'ping', params: {} })).json().command
-    await job.runOnce(Date.now() + DAY)
+    // A pass a day later: the command time rules read the database's clock, here a day ahead.
+    const db = t.storage.db
+    const commands = new CommandQueue({ ...t.storage, clock: offsetClock(t.storage.clock, DAY / 1000) }, COMMAND_POLICY)
+    await new RetentionJob({ db, telemetry: new TelemetryStore(t.storage), commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log).runOnce(Date.now() + DAY)
     const row = await t.storage.db.selectFrom('platform_commands').select('status').where('id', '=', queued.id).executeTakeFirstOrThrow()
     expect(row.status).toBe('expired')
   })

@@ -24,7 +24,7 @@ export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformS
     if (!(await findDevice(db, deviceId))) throw unknownDevice(deviceId)
     const now = Date.now()
     const row = await db.transaction().execute(async (tx) => {
-      const queued = await commands.enqueue(tx, deviceId, command.action, command.params, now)
+      const queued = await commands.enqueue(tx, deviceId, command.action, command.params)
       if (command.action === 'expression') await setExpression(tx, deviceId, command.params.expression as string)
       const message = `queued ${command.action} #${queued.id} for ${deviceId} ${JSON.stringify(command.params)}`
       await recordOperation(tx, { actor: actorOf(request), action: 'command.create', device_id: deviceId, message }, now)
@@ -52,7 +52,7 @@ export const commandAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformS
 
   app.get('/api/admin/commands', { schema: { ...schema, querystring: CommandListQuery, response: { 200: CommandListAnswer } } }, async (request) => {
     const { device_id, status, limit = 100, before } = request.query
-    await commands.sweep(Date.now())
+    await commands.sweep()
     const { rows, next_before } = await commands.list({ device_id, status, limit, before })
     return { success: true, commands: rows.map(toCommandRecord), ...(next_before ? { next_before } : {}) }
   })

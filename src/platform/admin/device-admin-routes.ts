@@ -40,7 +40,7 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox<{ services: PlatformSe
       const { device_id } = request.params
       const device = await existing(device_id)
       const now = Date.now()
-      await commands.sweep(now, device_id)
+      await commands.sweep(device_id)
       const [config, latest_telemetry, queued, bind] = await Promise.all([
         readConfig(db, device_id),
         telemetry.latest(device_id),

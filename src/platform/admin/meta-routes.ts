@@ -20,7 +20,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices 
 
   app.get('/api/admin/summary', { schema: { ...schema, response: { 200: SummaryAnswer } } }, async () => {
     const now = Date.now()
-    await commands.sweep(now)
+    await commands.sweep()
     const [devices, commandCounts, telemetry_24h, errors_24h] = await Promise.all([
       countDevices(db, services.onlineSince(now)),
       commands.countByStatus(),

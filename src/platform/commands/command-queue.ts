@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js'
-import type { Db, Tx } from '../../storage/storage.js'
+import { epochMillis, type DatabaseClock } from '../../storage/database-clock.js'
+import type { Db, Storage, Tx } from '../../storage/storage.js'
 import { COMMAND_STATUSES, QUEUED_STATUSES, type CommandRow, type CommandStatus } from './command-record.js'
 import { deliveryRules, type DeliveryPolicy } from './delivery-rules.js'
 import type { Ack, CommandQuery } from './command-schemas.js'
@@ -15,45 +16,64 @@ import { adjustTallies, entered, left, talliedCounts, type TallyChange } from '.
  *
  * The time rules are applied by `sweep`, which runs before every poll (for that device),
  * before every admin read, and periodically: stored states are exact whenever read.
+ *
+ * Every time the queue writes (queued, delivered, acknowledged) and compares is the database's
+ * clock (`storage.clock`, in epoch milliseconds), never this instance's: one instance delivers a
+ * command and another decides whether its ack is overdue, so hosts whose clocks disagree must
+ * neither deliver a command again early nor expire one too soon (docs/coordination.md, rule 3).
  */
 export class CommandQueue {
+  private readonly db: Db
+  /** The database's clock (tests give one they set). */
+  private readonly clock: DatabaseClock
+  /** Storage capability: a poll skips rows another poll has locked instead of waiting for its commit. */
+  private readonly skipLocked: boolean
+
   constructor(
-    private readonly db: Db,
+    storage: Pick<Storage, 'db' | 'clock' | 'skipLocked'>,
     private readonly policy: DeliveryPolicy,
     private readonly events?: EventPublisher<CommandEvent>,
-    /** Storage capability: a poll skips rows another poll has locked instead of waiting for its commit. */
-    private readonly options: { skipLocked?: boolean } = {},
-  ) {}
+  ) {
+    this.db = storage.db
+    this.clock = storage.clock
+    this.skipLocked = storage.skipLocked
+  }
 
-  /** Raises a `command` event for each row (its state just changed and was committed). */
-  announce(rows: readonly CommandRow[], now = Date.now()): void {
+  /** Now on the database's clock, in epoch milliseconds, as evaluated by the statement using it. */
+  private get now() {
+    return epochMillis(this.clock)
+  }
+
+  /** Raises a `command` event for each row (its state just changed and was committed); `at` is when it is announced. */
+  announce(rows: readonly CommandRow[], at = Date.now()): void {
     for (const row of rows) {
-      const event = commandEvent(row, now)
+      const event = commandEvent(row, at)
       if (event) this.events?.publish(event)
     }
   }
 
-  async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>, now: number): Promise<CommandRow> {
+  /** Queues a command, `created_at` now on the database's clock (its TTL runs from there). */
+  async enqueue(db: Db | Tx, deviceId: string, action: string, params: Record<string, unknown>): Promise<CommandRow> {
     return db
       .insertInto('platform_commands')
-      .values({ device_id: deviceId, action, params: JSON.stringify(params), status: 'pending', attempts: 0, created_at: now })
+      .values({ device_id: deviceId, action, params: JSON.stringify(params), status: 'pending', attempts: 0, created_at: this.now })
       .returningAll()
       .executeTakeFirstOrThrow()
   }
 
-  /** Expires never-delivered commands past their TTL and fails those out of attempts. */
-  async sweep(now: number, deviceId?: string): Promise<void> {
+  /** Expires never-delivered commands past their TTL and fails those out of attempts (of one device, or all). */
+  async sweep(deviceId?: string): Promise<void> {
     const changed = await this.db.transaction().execute(async (tx) => {
-      const rows = await this.applyTimeRules(now, deviceId, tx)
+      const rows = await this.applyTimeRules(deviceId, tx)
       await adjustTallies(tx, rows.map(entered))
       return rows
     })
-    this.announce(changed, now)
+    this.announce(changed)
   }
 
   /** The sweep's UPDATEs; returns the rows they changed (each change happens once, whoever sweeps). */
-  private async applyTimeRules(now: number, deviceId: string | undefined, db: Tx): Promise<CommandRow[]> {
-    const rules = deliveryRules(this.policy, now)
+  private async applyTimeRules(deviceId: string | undefined, db: Tx): Promise<CommandRow[]> {
+    const rules = deliveryRules(this.policy, this.now)
     const expired = await db
       .updateTable('platform_commands')
       .set({ status: 'expired', error: 'not delivered within the TTL' })
@@ -78,11 +98,11 @@ export class CommandQueue {
    * commit), then UPDATE … WHERE id IN (picked) AND <still due> RETURNING. SQLite runs one
    * transaction at a time.
    */
-  async poll(deviceId: string, limit: number, now: number): Promise<CommandRow[]> {
-    const { due } = deliveryRules(this.policy, now)
+  async poll(deviceId: string, limit: number): Promise<CommandRow[]> {
+    const { due } = deliveryRules(this.policy, this.now)
     let swept: CommandRow[] = []
     const rows = await this.db.transaction().execute(async (tx) => {
-      swept = await this.applyTimeRules(now, deviceId, tx)
+      swept = await this.applyTimeRules(deviceId, tx)
       const picked = await tx
         .selectFrom('platform_commands')
         .select('id')
@@ -90,13 +110,13 @@ export class CommandQueue {
         .where(due)
         .orderBy('id')
         .limit(limit)
-        .$if(this.options.skipLocked === true, (q) => q.forUpdate().skipLocked())
+        .$if(this.skipLocked, (q) => q.forUpdate().skipLocked())
         .execute()
       await adjustTallies(tx, swept.map(entered))
       if (picked.length === 0) return []
       return tx
         .updateTable('platform_commands')
-        .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now }))
+        .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: this.now }))
         .where(
           'id',
           'in',
@@ -107,17 +127,17 @@ export class CommandQueue {
         .execute()
     })
     rows.sort((a, b) => a.id - b.id)
-    this.announce([...swept, ...rows], now)
+    this.announce([...swept, ...rows])
     return rows
   }
 
   /** How many commands a poll would return now (heartbeat answer); reads only, as the sweep would leave them. */
-  async countDue(deviceId: string, now: number): Promise<number> {
+  async countDue(deviceId: string): Promise<number> {
     const row = await this.db
       .selectFrom('platform_commands')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('device_id', '=', deviceId)
-      .where(deliveryRules(this.policy, now).due)
+      .where(deliveryRules(this.policy, this.now).due)
       .executeTakeFirstOrThrow()
     return Number(row.n)
   }
@@ -126,7 +146,7 @@ export class CommandQueue {
    * Applies acks all or nothing. The first ack of a command sets done/failed; a later one
    * changes nothing and is reported as a duplicate. An id of another device → 404.
    */
-  async ack(deviceId: string, acks: Ack[], now: number): Promise<{ acked: number; duplicates: number[] }> {
+  async ack(deviceId: string, acks: Ack[]): Promise<{ acked: number; duplicates: number[] }> {
     const changed: CommandRow[] = []
     const answer = await this.db.transaction().execute(async (tx) => {
       const duplicates: number[] = []
@@ -142,7 +162,7 @@ export class CommandQueue {
           .updateTable('platform_commands')
           .set({
             status: ack.success ? 'done' : 'failed',
-            acked_at: now,
+            acked_at: this.now,
             result: ack.result === undefined ? null : JSON.stringify(ack.result),
             error: ack.success ? null : (ack.error ?? 'reported failed by the device'),
           })
@@ -160,7 +180,7 @@ export class CommandQueue {
       await adjustTallies(tx, tallies)
       return { acked: acks.length, duplicates }
     })
-    this.announce(changed, now)
+    this.announce(changed)
     return answer
   }
 

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Database } from '../../storage/database.js'
 
 export interface DeliveryPolicy {
@@ -21,14 +21,18 @@ export interface DeliveryRules {
 /**
  * The queue's time rules at `now` (contract §7), each written once: `due` is what is neither
  * `expired` nor `outOfAttempts` among pending commands and deliveries whose ack is overdue.
+ *
+ * `now` is the database's clock in epoch milliseconds (`epochMillis`), evaluated by the
+ * statement: `created_at` and `delivered_at` were written by whichever instance queued or
+ * delivered the command, on that clock too. Time-outs count in whole milliseconds.
  */
-export function deliveryRules({ ttlMs, ackTimeoutMs, maxAttempts }: DeliveryPolicy, now: number): DeliveryRules {
-  const expiredBy = now - ttlMs
+export function deliveryRules({ ttlMs, ackTimeoutMs, maxAttempts }: DeliveryPolicy, now: Expression<number>): DeliveryRules {
+  const before = (ms: number) => sql<number>`(${now} - ${Math.round(ms)})`
   const pending: Condition = (eb) => eb('status', '=', 'pending')
-  const ackOverdue: Condition = (eb) => eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', now - ackTimeoutMs)])
+  const ackOverdue: Condition = (eb) => eb.and([eb('status', '=', 'delivered'), eb('delivered_at', '<=', before(ackTimeoutMs))])
   return {
-    expired: (eb) => eb.and([pending(eb), eb('created_at', '<=', expiredBy)]),
+    expired: (eb) => eb.and([pending(eb), eb('created_at', '<=', before(ttlMs))]),
     outOfAttempts: (eb) => eb.and([ackOverdue(eb), eb('attempts', '>=', maxAttempts)]),
-    due: (eb) => eb.or([eb.and([pending(eb), eb('created_at', '>', expiredBy)]), eb.and([ackOverdue(eb), eb('attempts', '<', maxAttempts)])]),
+    due: (eb) => eb.or([eb.and([pending(eb), eb('created_at', '>', before(ttlMs))]), eb.and([ackOverdue(eb), eb('attempts', '<', maxAttempts)])]),
   }
 }

@@ -17,7 +17,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServic
       const { device_id } = request.params
       await access.require(request, device_id)
       const limit = Math.min(request.query.limit ?? 10, MAX_POLL)
-      const rows = await commands.poll(device_id, limit, Date.now())
+      const rows = await commands.poll(device_id, limit)
       return {
         success: true,
         commands: rows.map((r) => ({ id: r.id, action: r.action, params: JSON.parse(r.params) as Record<string, unknown>, created_at: r.created_at, attempt: r.attempts })),
@@ -32,7 +32,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServic
       const { device_id } = request.params
       await access.require(request, device_id)
       const acks = 'acks' in request.body ? request.body.acks : [request.body]
-      const { acked, duplicates } = await commands.ack(device_id, acks, Date.now())
+      const { acked, duplicates } = await commands.ack(device_id, acks)
       return { success: true, acked, duplicate: duplicates.length > 0, duplicate_ids: duplicates }
     },
   )

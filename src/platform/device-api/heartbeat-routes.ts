@@ -33,7 +33,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServ
     }
     await recordHeartbeat(db, device_id, { model, firmware_version, ip, uptime_s, rssi }, now)
     if (event) deps.events.publish(platformDeviceEvent(device_id, true, now, event, now))
-    return { success: true, server_time: now, pending_commands: await commands.countDue(device_id, now) }
+    return { success: true, server_time: now, pending_commands: await commands.countDue(device_id) }
   })
 
   app.get('/v1/device/:device_id', { schema: { ...schema, params: DeviceIdParams, response: { 200: DeviceInfoAnswer } } }, async (request) => {

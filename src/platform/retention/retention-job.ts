@@ -40,7 +40,8 @@ export interface RetentionResult {
 /**
  * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
  * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), applies the command time rules, drops expired
- * binding codes. Runs never overlap; `stop` waits for a running pass.
+ * binding codes. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
+ * of telemetry, logs and binding codes; the command time rules are on the database's clock.
  */
 export class RetentionJob {
   private readonly task: PeriodicTask
@@ -66,7 +67,7 @@ export class RetentionJob {
       logs: await pruneInBatches((n, from) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n, from), signal),
     }
     if (signal?.aborted) return result
-    await commands.sweep(now)
+    await commands.sweep()
     await deleteExpiredBindCodes(db, now)
     return result
   }
