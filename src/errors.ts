@@ -7,6 +7,7 @@
 export const ERROR_STATUS = {
   bad_request: 400,
   invalid_code: 400,
+  invalid_selector: 400,
   unauthorized: 401,
   device_auth_failed: 401,
   forbidden: 403,

@@ -8,12 +8,14 @@ import type { DeviceClient } from './device-client.js'
 import type { BindingRepository } from './devices/binding-repository.js'
 import type { DeviceAccess } from './devices/device-access.js'
 import type { DeviceRepository } from './devices/device-repository.js'
+import type { LabelRepository } from './labels/label-repository.js'
 
 /** What the gateway's route plugins share, built once in `gatewayPlugin`. */
 export interface GatewayContext {
   deps: AppDeps
   devices: DeviceRepository
   bindings: BindingRepository
+  labels: LabelRepository
   access: DeviceAccess
   bus: DeviceRouting
   /** Announce every binding removal here, so no instance's binding cache keeps it. */

@@ -10,6 +10,9 @@ import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
+import { LabelRepository } from './labels/label-repository.js'
+import { labelRoutes } from './labels/label-routes.js'
+import { SelectorConditions } from './labels/selector-conditions.js'
 import { BindingCache } from './devices/binding-cache.js'
 import { BindingRepository } from './devices/binding-repository.js'
 import { DeviceAccess } from './devices/device-access.js'
@@ -54,7 +57,8 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const writer = new StatusWriter(devices, options.statusFlushMs, deps.log)
   writer.start()
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
-  const rollouts = createRollouts(deps, registry, devices)
+  const selectors = new SelectorConditions(deps.storage, config.deviceAliveSeconds)
+  const rollouts = createRollouts(deps, registry, devices, selectors)
   const server = new LinkServer({
     store: devices,
     bus,
@@ -90,6 +94,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     deps,
     devices,
     bindings,
+    labels: new LabelRepository(deps.storage),
     access: new DeviceAccess(devices, bindings, bindingCache),
     bus,
     bindingRemovals,
@@ -97,7 +102,8 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     deviceLoginThrottle: new LoginThrottle(deps.storage, 'device-login'),
   }
   await app.register(deviceLinkRoute, { server })
-  await app.register(deviceRoutes, { ctx })
+  await app.register(deviceRoutes, { ctx, selectors })
+  await app.register(labelRoutes, { ctx, selectors })
   await app.register(overviewRoute, { ctx })
   await app.register(deviceLoginRoute, { ctx })
   await app.register(adminRoutes, { ctx })

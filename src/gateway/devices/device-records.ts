@@ -2,15 +2,19 @@ import type { Static } from '@sinclair/typebox'
 import type { DeviceRouting } from '../../link/bus/device-bus.js'
 import { isPlainObject } from '@fleetgate/device-agent/lib'
 import type { LiveState } from '../../link/live-state.js'
+import type { LabelRepository, Labels } from '../labels/label-repository.js'
 import type { DeviceRow } from './device-repository.js'
 import type { ConnectionRecord, DeviceRecord } from './device-schemas.js'
 
 export type DeviceRecordValue = Static<typeof DeviceRecord>
 
-/** The API record: the stored row, overlaid with the live state when the device is linked. */
-export function deviceRecord(row: DeviceRow, live: LiveState | undefined): DeviceRecordValue {
+type LabelSource = Pick<LabelRepository, 'labelsOf'>
+
+/** The API record: the stored row and labels, overlaid with the live state when the device is linked. */
+export function deviceRecord(row: DeviceRow, live: LiveState | undefined, labels: Labels = {}): DeviceRecordValue {
   const stored = {
     device_id: row.device_id,
+    labels,
     hostname: row.hostname,
     ip: row.ip,
     version: row.version,
@@ -42,14 +46,16 @@ export function connectionRecord(record: DeviceRecordValue): Static<typeof Conne
   return { connected, alive, connect_time, last_heartbeat, messages_sent, messages_received }
 }
 
-export async function deviceRecords(bus: Pick<DeviceRouting, 'live'>, rows: readonly DeviceRow[]): Promise<DeviceRecordValue[]> {
-  const live = rows.length > 0 ? await bus.live(rows) : new Map<string, LiveState>()
-  return rows.map((row) => deviceRecord(row, live.get(row.device_id)))
+export async function deviceRecords(bus: Pick<DeviceRouting, 'live'>, rows: readonly DeviceRow[], labels: LabelSource): Promise<DeviceRecordValue[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((row) => row.device_id)
+  const [live, labelled] = await Promise.all([bus.live(rows), labels.labelsOf(ids)])
+  return rows.map((row) => deviceRecord(row, live.get(row.device_id), labelled.get(row.device_id)))
 }
 
 /** The record of one device, asking the bus for its live state. */
-export async function liveRecord(bus: Pick<DeviceRouting, 'live'>, row: DeviceRow): Promise<DeviceRecordValue> {
-  return deviceRecord(row, (await bus.live([row])).get(row.device_id))
+export async function liveRecord(bus: Pick<DeviceRouting, 'live'>, row: DeviceRow, labels: LabelSource): Promise<DeviceRecordValue> {
+  return (await deviceRecords(bus, [row], labels))[0]!
 }
 
 function parseStatus(text: string): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { type Db, type Storage, type Tx } from '../../storage/storage.js'
 import type { DatabaseClock } from '../../storage/database-clock.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
+import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 
 const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
 
@@ -61,6 +62,8 @@ export interface DevicePageQuery {
   linkedOnly?: boolean
   /** Only devices whose id starts with this (byte for byte). */
   prefix?: string
+  /** Only devices meeting this condition (a compiled selector, §15). */
+  condition?: DevicesCondition
 }
 
 /**
@@ -299,6 +302,12 @@ export class DeviceRepository implements LinkStore {
     return pageOf(rows, q.limit)
   }
 
+  /** Ids of the devices meeting `condition`, in id order, at most `limit`. */
+  async idsWhere(condition: DevicesCondition, limit: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('devices').select('devices.device_id').where(condition).orderBy('devices.device_id').limit(limit).execute()
+    return rows.map((row) => row.device_id)
+  }
+
   /** How many devices match (no cursor, no limit). */
   async count(q: Omit<DevicePageQuery, 'limit' | 'after'>): Promise<number> {
     const row = await this.filtered(q)
@@ -314,6 +323,7 @@ export class DeviceRepository implements LinkStore {
       query = query.where('devices.device_id', '>=', from).where('devices.device_id', '<', below)
     }
     if (q.linkedOnly) query = query.where('devices.link_instance', 'is not', null)
+    if (q.condition) query = query.where(q.condition)
     if (q.boundTo !== undefined) {
       const username = q.boundTo
       query = query.where((eb) =>

@@ -3,7 +3,9 @@ import type { Static } from '@sinclair/typebox'
 import { isAdmin } from '../../auth/authenticator.js'
 import type { AuthUser } from '../../auth/user-directory.js'
 import type { GatewayContext } from '../gateway-context.js'
+import type { SelectorConditions } from '../labels/selector-conditions.js'
 import { connectionRecord, deviceRecords, liveRecord } from './device-records.js'
+import type { DevicePageQuery as DevicePageFilter } from './device-repository.js'
 import {
   ConnectionAnswer,
   DeviceAnswer,
@@ -23,14 +25,14 @@ const DEFAULT_LIMIT = 1000
 const LIVE_PAGES_AT_ONCE = 8
 
 /**
- * Devices matching `filter`, and how many of them are alive. Without a user's bindings to match,
- * each instance counts its own alive links (one question per instance, however large the fleet);
- * for a user, the linked devices bound to them are asked about a page at a time, several pages
- * at once.
+ * Devices matching `filter`, and how many of them are alive. Without a user's bindings or a
+ * selector to match, each instance counts its own alive links (one question per instance, however
+ * large the fleet); otherwise the linked devices matching are asked about a page at a time,
+ * several pages at once.
  */
-async function countDevices(devices: GatewayContext['devices'], bus: GatewayContext['bus'], filter: { prefix?: string; boundTo?: string }) {
+async function countDevices(devices: GatewayContext['devices'], bus: GatewayContext['bus'], filter: Omit<DevicePageFilter, 'limit' | 'after' | 'linkedOnly'>) {
   const total = await devices.count(filter)
-  if (filter.boundTo === undefined) return { total, online: await bus.aliveCount(filter.prefix, await devices.liveInstances()) }
+  if (filter.boundTo === undefined && filter.condition === undefined) return { total, online: await bus.aliveCount(filter.prefix, await devices.liveInstances()) }
   let online = 0
   let failure: unknown
   const asking = new Set<Promise<void>>()
@@ -56,7 +58,7 @@ async function countDevices(devices: GatewayContext['devices'], bus: GatewayCont
 }
 
 /** GET /api/v1/devices, /discover, /{device_id}, /status, /connection (seed §4.2). */
-export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = async (app, { ctx }) => {
+export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext; selectors: SelectorConditions }> = async (app, { ctx, selectors }) => {
   const { devices, bus, access } = ctx
   const common = { onRequest: ctx.deps.authenticator.userHook }
   const tags = ['devices']
@@ -64,10 +66,11 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = 
 
   app.get('/api/v1/devices', { ...common, schema: { tags, security, querystring: DevicePageQuery, response: { 200: DeviceList } } }, async (request) => {
     const user = request.user!
-    const { limit = DEFAULT_LIMIT, after, prefix, counts } = request.query
-    const filter = { prefix, boundTo: isAdmin(user) ? undefined : user.username }
+    const { limit = DEFAULT_LIMIT, after, prefix, counts, selector } = request.query
+    const condition = selector !== undefined && selector.trim() !== '' ? selectors.condition(selector) : undefined
+    const filter = { prefix, boundTo: isAdmin(user) ? undefined : user.username, condition }
     const [page, tally] = await Promise.all([devices.page({ ...filter, limit, after }), counts ? countDevices(devices, bus, filter) : undefined])
-    const records = await deviceRecords(bus, page.rows)
+    const records = await deviceRecords(bus, page.rows, ctx.labels)
     return {
       success: true,
       devices: records,
@@ -104,7 +107,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = 
     },
   )
 
-  const visibleRecord = async (user: AuthUser, deviceId: string) => liveRecord(bus, await access.visibleRow(user, deviceId))
+  const visibleRecord = async (user: AuthUser, deviceId: string) => liveRecord(bus, await access.visibleRow(user, deviceId), ctx.labels)
 
   app.get('/api/v1/devices/:device_id', { ...common, schema: { tags, security, params: DeviceParams, response: { 200: DeviceAnswer } } }, async (request) => ({
     success: true,

@@ -6,6 +6,7 @@ const AnyObject = (description: string) => Type.Record(Type.String(), Type.Unkno
 
 export const DeviceRecord = Type.Object({
   device_id: Type.String(),
+  labels: Type.Record(Type.String(), Type.String(), { description: 'The machine’s labels (§15); {} when none' }),
   hostname: Type.String(),
   ip: Type.String({ description: 'As reported at registration, else the link’s remote address' }),
   version: Type.String(),
@@ -43,6 +44,7 @@ export const DevicePageQuery = Type.Composite([
       }),
     ),
     counts: Type.Optional(Type.Boolean({ description: 'true: also answer `counts`, over every matching device (not just this page)' })),
+    selector: Type.Optional(Type.String({ maxLength: 4096, description: 'Only machines matching this label selector (§15), e.g. `site=sz,@online=true`' })),
   }),
 ])
 

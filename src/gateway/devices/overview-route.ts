@@ -42,7 +42,7 @@ export const overviewRoute: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> =
     async (request) => {
       const user = request.user!
       const deviceId = request.params.device_id
-      const device = await liveRecord(bus, await access.visibleRow(user, deviceId))
+      const device = await liveRecord(bus, await access.visibleRow(user, deviceId), ctx.labels)
       const fetchPiece = async (piece: Piece): Promise<PieceResult> => {
         if (!device.connected) return failed('device_unavailable', `Device ${deviceId} is not connected`)
         try {

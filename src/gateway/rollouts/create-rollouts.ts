@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { LinkRegistry } from '../../link/link-registry.js'
+import type { SelectorConditions } from '../labels/selector-conditions.js'
 import type { DeviceRepository } from '../devices/device-repository.js'
 import { RolloutEngine } from './rollout-engine.js'
 import { createRolloutMetrics } from './rollout-metrics.js'
@@ -25,7 +26,7 @@ export interface Rollouts {
 }
 
 /** Builds the rollouts of one instance: the offers go to the machines linked to `registry`. */
-export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: DeviceRepository): Rollouts {
+export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: DeviceRepository, selectors: SelectorConditions): Rollouts {
   const repo = new RolloutRepository(deps.storage.db, deps.storage.clock)
   const metrics = createRolloutMetrics(deps.metrics.registry)
   const machineChanged: (rolloutId: string, machine: Parameters<RolloutEngine['machineChanged']>[1]) => void = (rolloutId, machine) =>
@@ -41,6 +42,6 @@ export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: D
   })
   const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, metrics, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
   const reports = new RolloutReports({ repo, metrics, log: deps.log, changed: machineChanged })
-  const service = new RolloutService({ db: deps.storage.db, repo, devices, engine })
+  const service = new RolloutService({ db: deps.storage.db, repo, devices, engine, selectors })
   return { repo, service, reports, engine }
 }

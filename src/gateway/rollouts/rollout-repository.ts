@@ -35,6 +35,8 @@ export interface NewRollout {
   max_failure_ratio: number
   soak_seconds: number
   created_by: string
+  /** The selector the machines were resolved from (§15), recorded as given. */
+  selector?: string | null
   /** Machine ids in the rollout's stable order, with the stage of each. */
   machines: { device_id: string; stage: number }[]
   now: number
@@ -90,6 +92,7 @@ export class RolloutRepository {
           counts_at: 0,
           created_at: r.now,
           created_by: r.created_by,
+          selector: r.selector ?? null,
           updated_at: r.now,
         })
         .onConflict((oc) => oc.column('active_slot').doNothing())
@@ -493,6 +496,7 @@ export function rolloutView(row: RolloutRow, counts: RolloutCounts): Rollout {
     soak_seconds: Number(row.soak_seconds),
     created_at: Number(row.created_at),
     created_by: row.created_by,
+    selector: row.selector ?? null,
     counts,
     targeted: Number(row.targeted),
   }

@@ -12,6 +12,9 @@ export const CreateRolloutBody = Type.Object({
   devices: Type.Optional(
     Type.Array(Id('Machine id'), { minItems: 1, maxItems: MAX_TARGETED, description: 'Machines to update; default: every known machine' }),
   ),
+  selector: Type.Optional(
+    Type.String({ maxLength: 4096, description: 'Instead of devices: the machines matching this label selector now (§15); the membership is fixed at creation' }),
+  ),
   stages: Type.Optional(
     Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
       minItems: 1,
@@ -34,6 +37,7 @@ export const Rollout = Type.Object({
   soak_seconds: Type.Number(),
   created_at: Type.Number({ description: 'Seconds since epoch' }),
   created_by: Type.String(),
+  selector: Type.Union([Type.String(), Type.Null()], { description: 'The selector the machines were resolved from; null when created from ids or every machine' }),
   counts: RolloutCounts,
   targeted: Type.Integer(),
 })

@@ -6,9 +6,10 @@ import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
 import { inTransaction } from '../../storage/transaction.js'
 import type { DeviceRepository } from '../devices/device-repository.js'
+import type { SelectorConditions } from '../labels/selector-conditions.js'
 import type { RolloutEngine } from './rollout-engine.js'
 import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
-import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES } from './rollout-schemas.js'
+import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES, MAX_TARGETED } from './rollout-schemas.js'
 import { ROLLOUT_MOVES } from './rollout-states.js'
 import { stableOrder, stageOfPositions, stagesMessage } from './stage-membership.js'
 
@@ -17,6 +18,7 @@ export interface RolloutServiceDeps {
   repo: RolloutRepository
   devices: DeviceRepository
   engine: RolloutEngine
+  selectors: SelectorConditions
 }
 
 /** What an administrator may do to a rollout (§14), each a transition of rollout-states.ts. */
@@ -34,7 +36,7 @@ export class RolloutService {
     if (problem) throw new AppError('bad_request', problem)
     const release = await findReleaseSummary(this.deps.db, body.release_id)
     if (!release) throw new AppError('not_found', `No release ${body.release_id}`)
-    const targets = await this.targets(body.devices)
+    const targets = await this.targets(body)
     if (await repo.findActive()) throw activeConflict()
     const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
     const order = stableOrder(rolloutId, targets)
@@ -49,6 +51,7 @@ export class RolloutService {
         max_failure_ratio: body.max_failure_ratio ?? DEFAULT_MAX_FAILURE_RATIO,
         soak_seconds: body.soak_seconds ?? 0,
         created_by: actor,
+        selector: body.selector ?? null,
         machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
         now: await repo.clock.read(trx),
       })
@@ -58,7 +61,7 @@ export class RolloutService {
         action: 'rollout.create',
         outcome: 'created',
         release_id: release.release_id,
-        detail: { rollout_id: rolloutId, targeted: order.length, stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds) },
+        detail: { rollout_id: rolloutId, targeted: order.length, ...(body.selector !== undefined ? { selector: body.selector } : {}), stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds) },
       })
       return created
     })
@@ -113,8 +116,15 @@ export class RolloutService {
     return rolloutView(row, counts.get(row.rollout_id)!)
   }
 
-  /** The machines to target: those named (each known, once), or every known machine. */
-  private async targets(named: readonly string[] | undefined): Promise<string[]> {
+  /** The machines to target: those named (each known, once), those the selector matches now, or every known machine. */
+  private async targets({ devices: named, selector }: Static<typeof CreateRolloutBody>): Promise<string[]> {
+    if (named !== undefined && selector !== undefined) throw new AppError('bad_request', 'Give devices or selector, not both')
+    if (selector !== undefined) {
+      const matching = await this.deps.devices.idsWhere(this.deps.selectors.condition(selector), MAX_TARGETED + 1)
+      if (matching.length === 0) throw new AppError('bad_request', `The selector matches no machine: ${selector}`, { selector })
+      if (matching.length > MAX_TARGETED) throw new AppError('bad_request', `The selector matches more than ${MAX_TARGETED} machines`, { selector })
+      return matching
+    }
     if (named === undefined) {
       const all = [...(await this.deps.devices.knownIds())]
       if (all.length === 0) throw new AppError('bad_request', 'There are no machines to target')

@@ -86,12 +86,14 @@ describe('a stored machine', () => {
     expect(reportedFirmware(status)).toBe(firmware)
   })
 
-  it('is online when linked with a heartbeat stored at aliveSince or later', () => {
-    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: 100 }, 100)).toBe(true)
-    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: 99.5 }, 100)).toBe(false)
-    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: null }, 100)).toBe(false)
-    expect(onlineInStore({ link_instance: null, last_heartbeat: 200 }, 100)).toBe(false)
-    const row = { version: '1.0', last_status: '{"firmware":"2"}', link_instance: 'i1', last_heartbeat: 150 }
+  it('is online when linked with a heartbeat or a registration stored at aliveSince or later', () => {
+    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: 100, connect_time: null }, 100)).toBe(true)
+    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: 99.5, connect_time: 50 }, 100)).toBe(false)
+    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: null, connect_time: null }, 100)).toBe(false)
+    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: null, connect_time: 120 }, 100)).toBe(true)
+    expect(onlineInStore({ link_instance: 'i1', last_heartbeat: 20, connect_time: 100 }, 100)).toBe(true)
+    expect(onlineInStore({ link_instance: null, last_heartbeat: 200, connect_time: 200 }, 100)).toBe(false)
+    const row = { version: '1.0', last_status: '{"firmware":"2"}', link_instance: 'i1', last_heartbeat: 150, connect_time: 10 }
     expect(storedMachine(row, { zone: 'eu' }, 100)).toEqual({ labels: { zone: 'eu' }, version: '1.0', firmware: '2', online: true })
   })
 })

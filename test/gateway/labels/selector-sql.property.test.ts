@@ -84,6 +84,7 @@ function randomFleet(random: Random): FleetMachine[] {
       last_status: pick(random, STATUSES),
       link_instance: random() < 0.3 ? null : 'i1',
       last_heartbeat: pick(random, HEARTBEATS),
+      connect_time: pick(random, HEARTBEATS),
     },
     labels: Object.fromEntries(shuffled(random, KEYS).slice(0, between(random, 0, 5)).map((key) => [key, pick(random, LABEL_VALUES)])),
   }))
@@ -106,7 +107,7 @@ async function storeFleet(db: Db, machines: readonly FleetMachine[]): Promise<vo
   await db.deleteFrom('devices').execute()
   await db
     .insertInto('devices')
-    .values(machines.map(({ row }) => ({ ...row, hostname: row.device_id, ip: '', key_hash: null, connect_time: null, link_id: null, created_at: 0 })))
+    .values(machines.map(({ row }) => ({ ...row, hostname: row.device_id, ip: '', key_hash: null, link_id: null, created_at: 0 })))
     .execute()
   const labels = machines.flatMap(({ row, labels }) => Object.entries(labels).map(([key, value]) => ({ device_id: row.device_id, key, value })))
   if (labels.length > 0) await db.insertInto('device_labels').values(labels).execute()
@@ -178,7 +179,7 @@ describe.each(DIALECTS)('selector SQL on %s', (dialect) => {
 
   it('takes aliveSince as an SQL expression: the database clock', async () => {
     const now = await storage.clock.read(storage.db)
-    const machine = (id: string, heartbeat: number) => ({ row: { device_id: id, version: '1', last_status: '{}', link_instance: 'i1', last_heartbeat: heartbeat }, labels: {} })
+    const machine = (id: string, heartbeat: number) => ({ row: { device_id: id, version: '1', last_status: '{}', link_instance: 'i1', last_heartbeat: heartbeat, connect_time: null }, labels: {} })
     await storeFleet(storage.db, [machine('recent', now - 10), machine('silent', now - 600)])
     const online = selectorCondition(parseSelector('@online=true'), { dialect, aliveSince: storage.clock.shifted(-60) })
     expect(await selectedIds(storage.db, online)).toEqual(['recent'])

@@ -338,6 +338,8 @@ export interface paths {
                     prefix?: string;
                     /** @description true: also answer `counts`, over every matching device (not just this page) */
                     counts?: boolean;
+                    /** @description Only machines matching this label selector (§15), e.g. `site=sz,@online=true` */
+                    selector?: string;
                 };
                 header?: never;
                 path?: never;
@@ -355,6 +357,10 @@ export interface paths {
                             success: boolean;
                             devices: {
                                 device_id: string;
+                                /** @description The machine’s labels (§15); {} when none */
+                                labels: {
+                                    [key: string]: string;
+                                };
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -496,6 +502,10 @@ export interface paths {
                             success: boolean;
                             device: {
                                 device_id: string;
+                                /** @description The machine’s labels (§15); {} when none */
+                                labels: {
+                                    [key: string]: string;
+                                };
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -655,6 +665,284 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            keys: {
+                                key: string;
+                                /** @description At most 100, most used first */
+                                values: {
+                                    value: string;
+                                    /** @description Machines carrying this value */
+                                    devices: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/devices/{device_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Labels: keys 1–63 of [a-z0-9._/-] (letter or digit at both ends), values 0–63 of [A-Za-z0-9._-]; at most 32 */
+                        labels: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            device: {
+                                device_id: string;
+                                /** @description The machine’s labels (§15); {} when none */
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                hostname: string;
+                                /** @description As reported at registration, else the link’s remote address */
+                                ip: string;
+                                version: string;
+                                /** @description Registration time of the current (or last) link; seconds since epoch, fractional (null: never) */
+                                connect_time: number | null;
+                                /** @description Last heartbeat frame; seconds since epoch, fractional (null: never) */
+                                last_heartbeat: number | null;
+                                /** @description Status object of the last heartbeat */
+                                last_status: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Frames sent to the device since the current link registered */
+                                messages_sent: number;
+                                /** @description Frames received from the device since the current link registered */
+                                messages_received: number;
+                                /** @description Registered, connected, and a frame arrived within DEVICE_ALIVE_SECONDS */
+                                alive: boolean;
+                                /** @description The current link completed registration */
+                                registered: boolean;
+                                /** @description A link to the device is open */
+                                connected: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Keys to set; a null value removes the key */
+                        labels: {
+                            [key: string]: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            device: {
+                                device_id: string;
+                                /** @description The machine’s labels (§15); {} when none */
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                hostname: string;
+                                /** @description As reported at registration, else the link’s remote address */
+                                ip: string;
+                                version: string;
+                                /** @description Registration time of the current (or last) link; seconds since epoch, fractional (null: never) */
+                                connect_time: number | null;
+                                /** @description Last heartbeat frame; seconds since epoch, fractional (null: never) */
+                                last_heartbeat: number | null;
+                                /** @description Status object of the last heartbeat */
+                                last_status: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Frames sent to the device since the current link registered */
+                                messages_sent: number;
+                                /** @description Frames received from the device since the current link registered */
+                                messages_received: number;
+                                /** @description Registered, connected, and a frame arrived within DEVICE_ALIVE_SECONDS */
+                                alive: boolean;
+                                /** @description The current link completed registration */
+                                registered: boolean;
+                                /** @description A link to the device is open */
+                                connected: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/admin/devices/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Label selector (§15): comma-separated requirements, e.g. `site=sz,line in (l1,l2),!retired,@online=true`; empty = every machine */
+                        selector?: string;
+                        /** @description The machines, by id (instead of a selector) */
+                        devices?: string[];
+                        /** @description Labels: keys 1–63 of [a-z0-9._/-] (letter or digit at both ends), values 0–63 of [A-Za-z0-9._-]; at most 32 */
+                        set?: {
+                            [key: string]: string;
+                        };
+                        /** @description Keys to remove */
+                        remove?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            /** @description Machines the selector or the ids named */
+                            matched: number;
+                            /** @description Of those, machines whose labels changed */
+                            changed: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{device_id}/overview": {
         parameters: {
             query?: never;
@@ -684,6 +972,10 @@ export interface paths {
                             success: boolean;
                             device: {
                                 device_id: string;
+                                /** @description The machine’s labels (§15); {} when none */
+                                labels: {
+                                    [key: string]: string;
+                                };
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -4174,6 +4466,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4217,6 +4511,8 @@ export interface paths {
                         release_id: string;
                         /** @description Machines to update; default: every known machine */
                         devices?: string[];
+                        /** @description Instead of devices: the machines matching this label selector now (§15); the membership is fixed at creation */
+                        selector?: string;
                         /** @description Strictly ascending percentages of the targeted machines, the last 100 (default [10, 100]) */
                         stages?: number[];
                         /** @description A stage whose failed share exceeds this pauses the rollout (default 0.1) */
@@ -4248,6 +4544,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4325,6 +4623,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4412,6 +4712,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4487,6 +4789,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4562,6 +4866,8 @@ export interface paths {
                                 /** @description Seconds since epoch */
                                 created_at: number;
                                 created_by: string;
+                                /** @description The selector the machines were resolved from; null when created from ids or every machine */
+                                selector: string | null;
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -7064,7 +7370,7 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             /** @enum {string} */
-            error: "bad_request" | "invalid_code" | "unauthorized" | "device_auth_failed" | "forbidden" | "not_found" | "unknown_device" | "conflict" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "invalid_firmware" | "rate_limited" | "internal" | "device_error" | "device_unavailable" | "bad_device_response" | "upstream_unavailable" | "not_configured" | "server_busy" | "service_unavailable" | "device_timeout";
+            error: "bad_request" | "invalid_code" | "invalid_selector" | "unauthorized" | "device_auth_failed" | "forbidden" | "not_found" | "unknown_device" | "conflict" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "invalid_firmware" | "rate_limited" | "internal" | "device_error" | "device_unavailable" | "bad_device_response" | "upstream_unavailable" | "not_configured" | "server_busy" | "service_unavailable" | "device_timeout";
             message: string;
         } & {
             [key: string]: unknown;

@@ -9,7 +9,7 @@ export interface SelectorSqlOptions {
   /**
    * Seconds since the epoch (a number, or an SQL expression such as the database clock's
    * `shifted(-seconds)`). In SQL, `@online` is "linked (`link_instance` set) and a heartbeat
-   * stored at or after `aliveSince`": the caller passes now − DEVICE_ALIVE_SECONDS.
+   * or a registration stored at or after `aliveSince`": the caller passes now − DEVICE_ALIVE_SECONDS.
    */
   readonly aliveSince: number | Expression<number>
 }
@@ -97,7 +97,8 @@ function onlineCondition(eb: Eb, op: Operator, values: readonly string[], aliveS
   const negated = op === 'neq' || op === 'notin'
   const acceptsTrue = named.includes('true') !== negated
   const acceptsFalse = named.includes('false') !== negated
-  const online = eb.and([eb('devices.link_instance', 'is not', null), eb('devices.last_heartbeat', 'is not', null), eb('devices.last_heartbeat', '>=', aliveSince)])
+  const heardSince = (column: 'devices.last_heartbeat' | 'devices.connect_time') => eb.and([eb(column, 'is not', null), eb(column, '>=', aliveSince)])
+  const online = eb.and([eb('devices.link_instance', 'is not', null), eb.or([heardSince('devices.last_heartbeat'), heardSince('devices.connect_time')])])
   if (acceptsTrue && acceptsFalse) return always(eb)
   if (acceptsTrue) return online
   if (acceptsFalse) return eb.not(online)
