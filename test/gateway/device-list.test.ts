@@ -27,6 +27,7 @@ describe.each(DIALECTS)('device list on %s', (dialect) => {
     expect(body.next_after).toBeUndefined()
     expect(body.devices[0]).toEqual({
       device_id: 'A',
+      labels: {},
       hostname: 'A',
       ip: '127.0.0.1',
       version: 'v-A',

@@ -33,6 +33,7 @@ describe.each(DIALECTS)('device records across restarts on %s', (dialect) => {
       const res = await second.app.inject({ method: 'GET', url: '/api/v1/devices/pnp-persist', headers: { authorization: await second.auth('root') } })
       expect(res.json().device).toEqual({
         device_id: 'pnp-persist',
+        labels: {},
         hostname: 'cell-7',
         ip: '10.0.0.7',
         version: '3.1.0',

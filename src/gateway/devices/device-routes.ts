@@ -31,8 +31,13 @@ const LIVE_PAGES_AT_ONCE = 8
  * several pages at once.
  */
 async function countDevices(devices: GatewayContext['devices'], bus: GatewayContext['bus'], filter: Omit<DevicePageFilter, 'limit' | 'after' | 'linkedOnly'>) {
-  const total = await devices.count(filter)
-  if (filter.boundTo === undefined && filter.condition === undefined) return { total, online: await bus.aliveCount(filter.prefix, await devices.liveInstances()) }
+  if (filter.boundTo === undefined && filter.condition === undefined) {
+    const [total, holders] = await Promise.all([devices.count(filter), devices.liveInstances()])
+    return { total, online: await bus.aliveCount(filter.prefix, holders) }
+  }
+  // The count and the pages of linked machines are separate reads: on PostgreSQL they run at once.
+  const counting = devices.count(filter)
+  counting.catch(() => undefined)
   let online = 0
   let failure: unknown
   const asking = new Set<Promise<void>>()
@@ -54,7 +59,7 @@ async function countDevices(devices: GatewayContext['devices'], bus: GatewayCont
   }
   await Promise.all(asking)
   if (failure !== undefined) throw failure
-  return { total, online }
+  return { total: await counting, online }
 }
 
 /** GET /api/v1/devices, /discover, /{device_id}, /status, /connection (seed §4.2). */
