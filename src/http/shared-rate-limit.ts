@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js'
+import type { DatabaseClock } from '../storage/database-clock.js'
 import type { Db } from '../storage/storage.js'
 
 /**
@@ -15,12 +16,13 @@ export class SharedRateLimit {
     private readonly scope: string,
     private readonly limit: number,
     private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    /** Every instance counts hits in the same window: the hits' times are the database's clock. */
+    private readonly clock: DatabaseClock,
   ) {}
 
   /** Counts one hit of `key`; throws 429 `rate_limited` (with `retry_after` seconds) past the limit. */
   async hit(key: string, message: string): Promise<void> {
-    const now = this.now()
+    const now = Math.round((await this.clock.read(this.db)) * 1000)
     const scoped = `${this.scope}:${key}`
     await this.db.insertInto('rate_hits').values({ key: scoped, at: now }).execute()
     const recent = await this.db

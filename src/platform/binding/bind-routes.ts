@@ -17,7 +17,7 @@ const VERIFY_WINDOW_MS = 60_000
 export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
   const { access, db, deps } = services
   const device = { tags: DEVICE_TAGS, security: DEVICE_SECURITY, params: DeviceIdParams }
-  const verifyLimit = new SharedRateLimit(db, 'bind-verify', VERIFY_LIMIT, VERIFY_WINDOW_MS)
+  const verifyLimit = new SharedRateLimit(db, 'bind-verify', VERIFY_LIMIT, VERIFY_WINDOW_MS, deps.storage.clock)
 
   app.get('/v1/device/:device_id/bind/code', { schema: { ...device, response: { 200: BindCodeAnswer } } }, async (request) => {
     const { device_id } = request.params
