@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { type Db, type Tx } from '../../storage/storage.js'
 import { nowSeconds } from '../../lib/time.js'
@@ -12,6 +12,14 @@ export interface BindingQuery {
   after?: number
   username?: string
   device_id?: string
+}
+
+/**
+ * A condition on a query from a table holding a device id (`devices`, `device_labels`): the device
+ * is bound to `username`. How a user's reads see only their own machines.
+ */
+export function boundTo(username: string, deviceIdColumn: 'devices.device_id' | 'device_labels.device_id'): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from user_device_bindings b where b.device_id = ${sql.ref(deviceIdColumn)} and b.username = ${username})`
 }
 
 /** Which user may see and drive which device (created by a successful device login). */

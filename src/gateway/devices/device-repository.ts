@@ -9,6 +9,7 @@ import { type Db, type Storage, type Tx } from '../../storage/storage.js'
 import type { DatabaseClock } from '../../storage/database-clock.js'
 import { nowSeconds } from '../../lib/time.js'
 import { pageOf } from '../../storage/paging.js'
+import { boundTo } from './binding-repository.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 
 const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
@@ -324,18 +325,7 @@ export class DeviceRepository implements LinkStore {
     }
     if (q.linkedOnly) query = query.where('devices.link_instance', 'is not', null)
     if (q.condition) query = query.where(q.condition)
-    if (q.boundTo !== undefined) {
-      const username = q.boundTo
-      query = query.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('user_device_bindings')
-            .select('user_device_bindings.id')
-            .whereRef('user_device_bindings.device_id', '=', 'devices.device_id')
-            .where('user_device_bindings.username', '=', username),
-        ),
-      )
-    }
+    if (q.boundTo !== undefined) query = query.where(boundTo(q.boundTo, 'devices.device_id'))
     return query
   }
 

@@ -4,6 +4,7 @@ import { badRequest } from '../../errors.js'
 import { inIdList } from '../../storage/id-list.js'
 import type { Db, Storage } from '../../storage/storage.js'
 import { inTransaction } from '../../storage/transaction.js'
+import { boundTo as boundToUser } from '../devices/binding-repository.js'
 import { MAX_LABELS } from './label-rules.js'
 
 export type Labels = Record<string, string>
@@ -151,17 +152,7 @@ export class LabelRepository {
       .selectFrom('device_labels')
       .select(['device_labels.key', 'device_labels.value', (eb) => eb.fn.countAll<number | string | bigint>().as('n')])
       .groupBy(['device_labels.key', 'device_labels.value'])
-    if (boundTo !== undefined) {
-      query = query.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('user_device_bindings')
-            .select('user_device_bindings.id')
-            .whereRef('user_device_bindings.device_id', '=', 'device_labels.device_id')
-            .where('user_device_bindings.username', '=', boundTo),
-        ),
-      )
-    }
+    if (boundTo !== undefined) query = query.where(boundToUser(boundTo, 'device_labels.device_id'))
     const keys = new Map<string, { value: string; devices: number }[]>()
     for (const row of await query.execute()) {
       const values = keys.get(row.key) ?? []
