@@ -22,7 +22,7 @@ describe('machines table', () => {
     expect(within(first!).getByRole('link', { name: 'pnp-01' }).getAttribute('href')).toBe('/machines/pnp-01')
     expect(within(first!).getAllByRole('cell')[1]!.textContent).toBe('Online')
     expect(within(second!).getAllByRole('cell')[1]!.textContent).toBe('Offline')
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Machine', 'Status', 'Version', 'Last heartbeat'])
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Machine', 'Status', 'Version', 'Last heartbeat', 'Labels'])
   })
 
   it('reads in Chinese after switching the language', () => {
