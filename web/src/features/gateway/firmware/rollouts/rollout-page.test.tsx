@@ -47,6 +47,13 @@ describe('rollout page', () => {
     expect(document.body.textContent).toContain('Stage 1 of 2: 50% of the machines')
   })
 
+  it('shows the selector the rollout was created from, and nothing of one made from ids', async () => {
+    serve(() => rollout({ selector: 'site=sz,line in (l1,l2)' }))
+    show()
+    await screen.findByRole('progressbar', { name: 'Rollout progress' })
+    expect(screen.getByText('site=sz,line in (l1,l2)').closest('p')!.textContent).toBe('Machines matching the selector when it started: site=sz,line in (l1,l2)')
+  })
+
   it('enables only the actions that apply to the rollout’s state', async () => {
     let current = rollout()
     serve(() => current)
