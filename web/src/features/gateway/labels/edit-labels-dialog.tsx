@@ -12,7 +12,8 @@ export function EditLabelsButton({ id, labels }: { id: string; labels: Labels })
   const [open, setOpen] = useState(false)
   const save = useSaveLabels(id)
   return (
-    <>
+    <div className="edit-labels">
+      {save.isSuccess && !open ? <Notice>{t('labels.saved', { id })}</Notice> : null}
       <button
         type="button"
         className="secondary"
@@ -23,7 +24,6 @@ export function EditLabelsButton({ id, labels }: { id: string; labels: Labels })
       >
         {t('labels.edit')}
       </button>
-      {save.isSuccess && !open ? <Notice>{t('labels.saved', { id })}</Notice> : null}
       <Dialog open={open} title={t('labels.edit')} onClose={() => setOpen(false)} className="labels-dialog">
         <p>{t('labels.editHelp', { id })}</p>
         <LabelsForm
@@ -34,6 +34,6 @@ export function EditLabelsButton({ id, labels }: { id: string; labels: Labels })
           onCancel={() => setOpen(false)}
         />
       </Dialog>
-    </>
+    </div>
   )
 }
