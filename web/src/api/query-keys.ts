@@ -2,16 +2,23 @@
  * Query keys, one factory per feature: queries, mutations and the event router (events/)
  * all build keys here, so an event lands exactly where the data is cached.
  */
-/** A page of the machines list: machines whose id starts with `prefix` (empty: all), after the cursor `after`. */
+/**
+ * A page of the machines list: machines whose id starts with `prefix` and that match the label
+ * `selector` (§15; empty: all), after the cursor `after`.
+ */
 export interface MachineListFilter {
   prefix: string
+  selector?: string
   after: string | null
 }
 
 export const machineKeys = {
   all: ['machines'] as const,
   lists: () => [...machineKeys.all, 'list'] as const,
-  list: (filter: MachineListFilter) => [...machineKeys.lists(), { prefix: filter.prefix, after: filter.after }] as const,
+  list: (filter: MachineListFilter) => [...machineKeys.lists(), { prefix: filter.prefix, selector: filter.selector ?? '', after: filter.after }] as const,
+  /** How many machines a selector matches now (the "Start rollout" dialog's count). */
+  selectorCounts: () => [...machineKeys.all, 'selector-count'] as const,
+  selectorCount: (selector: string) => [...machineKeys.selectorCounts(), selector] as const,
   detail: (id: string) => [...machineKeys.all, 'detail', id] as const,
   overview: (id: string) => [...machineKeys.detail(id), 'overview'] as const,
   position: (id: string) => [...machineKeys.detail(id), 'position'] as const,
@@ -19,6 +26,11 @@ export const machineKeys = {
   orders: (id: string) => [...machineKeys.detail(id), 'orders'] as const,
   serialLog: (id: string) => [...machineKeys.detail(id), 'serial-log'] as const,
   camera: (id: string, cam: 'up' | 'down') => [...machineKeys.detail(id), 'camera', cam] as const,
+}
+
+/** The label keys and values in use over the caller's machines (§15). */
+export const labelKeys = {
+  all: ['labels'] as const,
 }
 
 export const firmwareKeys = {

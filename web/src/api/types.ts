@@ -21,6 +21,13 @@ export type Body<P extends keyof paths, M extends 'post' | 'put'> = paths[P][M] 
 export type DeviceList = Answer<'/api/v1/devices', 'get'>
 export type DeviceRecord = DeviceList['devices'][number]
 
+// Labels and selectors (contract §15).
+export type Labels = DeviceRecord['labels']
+/** `GET /api/v1/devices/labels`: the keys in use, each with its values, most used first. */
+export type LabelKeyList = Answer<'/api/v1/devices/labels', 'get'>
+/** `PUT /api/v1/admin/devices/{id}/labels`: the machine with its labels as stored. */
+export type LabelsAnswer = Answer<'/api/v1/admin/devices/{device_id}/labels', 'put'>
+
 export type Overview = Answer<'/api/v1/devices/{device_id}/overview', 'get'>
 export type PartialError = Overview['partial_errors'][string]
 

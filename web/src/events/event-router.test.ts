@@ -6,6 +6,7 @@ import { routeEvent } from './event-router'
 
 const device = (id: string, alive: boolean): DeviceRecord => ({
   device_id: id,
+  labels: {},
   hostname: id,
   ip: '10.0.0.1',
   version: '1',

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useParams } from 'react-router'
 import { Notice } from '../../../components/ui/alert'
 import { QueryState } from '../../../components/ui/query-state'
+import { MachineLabels } from '../labels/machine-labels'
 import { ControlPanel } from '../control/control-panel'
 import { OrdersPanel } from '../orders/orders-panel'
 import { CameraImages } from './camera-images'
@@ -10,7 +11,7 @@ import { DebugConsole } from './debug-console'
 import { overviewQuery } from './get-overview'
 import { OverviewRegion } from './overview-region'
 
-/** /machines/{id}: the overview regions, control, orders and task, cameras and the debug console. */
+/** /machines/{id}: its labels, the overview regions, control, orders and task, cameras and the debug console. */
 export function MachinePage() {
   const { t } = useTranslation()
   const id = useParams().id!
@@ -22,6 +23,7 @@ export function MachinePage() {
         <Link to="/machines">{t('machine.back')}</Link>
       </p>
       <h1>{id}</h1>
+      <MachineLabels id={id} device={data?.device} />
       {data && !data.device.alive ? <Notice>{t('machine.offline')}</Notice> : null}
       {!data ? <QueryState isPending={overview.isPending} error={overview.error} /> : null}
       <div className="grid">

@@ -7,7 +7,7 @@ export const MACHINES_PAGE_SIZE = 100
 
 /**
  * One page of GET /api/v1/devices with its counts: the machines whose id starts with
- * `filter.prefix`, after the cursor `filter.after` (null: the first page). The answer is overlaid
+ * `filter.prefix` and that match `filter.selector` (§15), after the cursor `filter.after` (null: the first page). The answer is overlaid
  * with the `device` events that arrived while it was on its way (events/machine-events.ts).
  */
 export const machinesQuery = (filter: MachineListFilter, limit = MACHINES_PAGE_SIZE) =>
@@ -16,7 +16,13 @@ export const machinesQuery = (filter: MachineListFilter, limit = MACHINES_PAGE_S
     queryFn: async ({ signal, client }) => {
       const live = machineListsLive(client)
       const since = live.mark()
-      const query = { limit, counts: true, ...(filter.prefix ? { prefix: filter.prefix } : {}), ...(filter.after ? { after: filter.after } : {}) }
+      const query = {
+        limit,
+        counts: true,
+        ...(filter.prefix ? { prefix: filter.prefix } : {}),
+        ...(filter.selector ? { selector: filter.selector } : {}),
+        ...(filter.after ? { after: filter.after } : {}),
+      }
       return live.overlay(await ok(api.GET('/api/v1/devices', { params: { query }, signal })), since)
     },
   })

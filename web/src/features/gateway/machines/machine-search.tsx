@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
+import { withMachineFilter } from './machine-filters'
 
 /** The characters of a machine id (contract §2): a search for anything else cannot match. */
 const ID_CHARS = /^[A-Za-z0-9._:-]{0,64}$/
@@ -15,8 +16,8 @@ export function useMachineSearch(): string {
 }
 
 /**
- * "Find by machine id": a prefix search kept in the URL (`?q=pnp-1`). A new search starts at the
- * first page. Typing is applied once it pauses; Enter applies it at once.
+ * "Find by machine id": a prefix search kept in the URL (`?q=pnp-1`), beside the selector. A new
+ * search starts at the first page. Typing is applied once it pauses; Enter applies it at once.
  */
 export function MachineSearch() {
   const { t } = useTranslation()
@@ -41,11 +42,12 @@ export function MachineSearch() {
     clearTimeout(timer.current)
     if (!ID_CHARS.test(value) || value === q) return
     setApplied(value)
-    setParams(value ? { q: value } : {}, { replace: true })
+    setParams((current) => withMachineFilter(current, 'q', value), { replace: true })
   }
   return (
     <form
       role="search"
+      aria-label={t('machines.search')}
       className="machine-search"
       onSubmit={(e) => {
         e.preventDefault()

@@ -6,7 +6,7 @@ import { stubFetch } from '../../../testing/stub-fetch'
 import { MachinesPage } from './machines-page'
 
 const record = (id: string, alive: boolean) => ({
-  device_id: id, hostname: id, ip: '', version: '1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
+  device_id: id, labels: {}, hostname: id, ip: '', version: '1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
 })
 
 /** A server of 250 machines, every third one offline. */

@@ -6,7 +6,7 @@ import { changeLanguage, setupI18n } from '../../../i18n/i18n'
 import { MachinesTable } from './machines-table'
 
 const row = (id: string, alive: boolean): DeviceRecord => ({
-  device_id: id, hostname: id, ip: '', version: '2.3.1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
+  device_id: id, labels: {}, hostname: id, ip: '', version: '2.3.1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
 })
 
 const renderTable = (rows: DeviceRecord[]) =>
@@ -22,7 +22,7 @@ describe('machines table', () => {
     expect(within(first!).getByRole('link', { name: 'pnp-01' }).getAttribute('href')).toBe('/machines/pnp-01')
     expect(within(first!).getAllByRole('cell')[1]!.textContent).toBe('Online')
     expect(within(second!).getAllByRole('cell')[1]!.textContent).toBe('Offline')
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Machine', 'Status', 'Version', 'Last heartbeat'])
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Machine', 'Status', 'Version', 'Last heartbeat', 'Labels'])
   })
 
   it('reads in Chinese after switching the language', () => {

@@ -8,7 +8,7 @@ import { RolloutPage } from './rollout-page'
 
 const rollout = (over: Partial<Rollout> = {}): Rollout => ({
   rollout_id: 'ro-1', release_id: 'rel-22', display_version: '1.4.2-22', state: 'running', stage: 0, stages: [50, 100], max_failure_ratio: 0.1,
-  soak_seconds: 0, created_at: 1_700_000_100, created_by: 'root', targeted: 3,
+  soak_seconds: 0, created_at: 1_700_000_100, created_by: 'root', selector: null, targeted: 3,
   counts: { pending: 1, waiting: 0, offered: 0, downloading: 1, installing: 0, installed: 1, failed: 0 },
   ...over,
 })
@@ -45,6 +45,13 @@ describe('rollout page', () => {
     ])
     expect(document.body.textContent).toContain('State: Running')
     expect(document.body.textContent).toContain('Stage 1 of 2: 50% of the machines')
+  })
+
+  it('shows the selector the rollout was created from, and nothing of one made from ids', async () => {
+    serve(() => rollout({ selector: 'site=sz,line in (l1,l2)' }))
+    show()
+    await screen.findByRole('progressbar', { name: 'Rollout progress' })
+    expect(screen.getByText('site=sz,line in (l1,l2)').closest('p')!.textContent).toBe('Machines matching the selector when it started: site=sz,line in (l1,l2)')
   })
 
   it('enables only the actions that apply to the rollout’s state', async () => {

@@ -13,7 +13,7 @@ import { MachineStateText, RolloutStateText, machineStageText } from './rollout-
 import './rollouts.css'
 
 /**
- * /firmware/rollouts/{id}: the rollout's state and stage, progressbar "Rollout progress"
+ * /firmware/rollouts/{id}: the rollout's state and stage, the selector it was created from (§15), progressbar "Rollout progress"
  * (installed of targeted), the count of machines in each state, "Pause", "Resume" and "Abort"
  * (asked first), and table "Rollout machines" a page at a time; all live from §11's events.
  */
@@ -56,6 +56,12 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
           name: rollout.created_by,
         })}
       </p>
+      {rollout.selector !== null ? (
+        <p>
+          {t('rollouts.createdFromSelector')}
+          <code className="rollout-selector">{rollout.selector}</code>
+        </p>
+      ) : null}
       <p>
         {t('rollouts.stateLabel')}
         <RolloutStateText state={rollout.state} />

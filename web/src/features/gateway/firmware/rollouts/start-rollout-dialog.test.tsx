@@ -89,4 +89,64 @@ describe('"Start rollout" dialog', () => {
     expect((await within(dialog).findByRole('alert')).textContent).toBe('rollout ro-0 is running; pause or abort it first')
     within(dialog).getByRole('textbox', { name: 'Stages' })
   })
+
+  describe('with a selector', () => {
+    /** Knows `site=sz` (2 machines) and `site=none` (0); refuses an unclosed "(". */
+    const serve = () =>
+      stubFetch(({ method, url }) => {
+        if (method === 'POST') return { status: 201, body: { success: true, rollout: { ...ROLLOUT, selector: 'site=sz', targeted: 2 } } }
+        const selector = new URL(url, 'http://x').searchParams.get('selector') ?? ''
+        if (selector.includes('(')) return { status: 400, body: { success: false, error: 'invalid_selector', message: "expected ')' at position 8", position: 8 } }
+        const total = selector === 'site=sz' ? 2 : 0
+        return { status: 200, body: { success: true, devices: [], counts: { total, online: total } } }
+      })
+    const chooseSelector = (dialog: HTMLElement) => fireEvent.click(within(dialog).getByRole('radio', { name: 'Machines matching a selector' }))
+
+    it('targets every known machine by default, and counts a selector’s machines as it is typed', async () => {
+      const requests = serve()
+      const dialog = open()
+      expect((within(dialog).getByRole('radio', { name: 'Every known machine' }) as HTMLInputElement).checked).toBe(true)
+      expect(within(dialog).queryByRole('textbox', { name: 'Selector' })).toBeNull()
+      chooseSelector(dialog)
+      fill(dialog, 'Selector', 'site=s')
+      fill(dialog, 'Selector', 'site=sz')
+      expect(await within(dialog).findByText('2 machines match now.')).toBeTruthy()
+      expect(requests.map((r) => r.url)).toEqual(['/api/v1/devices?selector=site%3Dsz&counts=true&limit=1'])
+    })
+
+    it('asks with the count, then sends the selector instead of machines', async () => {
+      const requests = serve()
+      const dialog = open()
+      chooseSelector(dialog)
+      fill(dialog, 'Selector', ' site=sz ')
+      press(dialog, 'Start')
+      await within(dialog).findByRole('button', { name: 'Confirm' })
+      expect(dialog.textContent).toContain('Release 1.4.2-22 (rel-22) will be offered to the machines matching site=sz in 2 stages: 10% → 100%.')
+      expect(dialog.textContent).toContain('2 machines match it now; machines that match later are not added.')
+      press(dialog, 'Confirm')
+      await waitFor(() => expect(screen.getByRole('status', { name: 'location' }).textContent).toBe('/firmware/rollouts/ro-1'))
+      expect(requests.filter((r) => r.method === 'POST')).toEqual([
+        { method: 'POST', url: '/api/v1/admin/firmware/slave/rollouts', body: { release_id: 'rel-22', stages: [10, 100], max_failure_ratio: 0.1, selector: 'site=sz' } },
+      ])
+    })
+
+    it('will not go on with an empty selector, one matching nothing, or a malformed one', async () => {
+      const requests = serve()
+      const dialog = open()
+      chooseSelector(dialog)
+      press(dialog, 'Start')
+      expect((await within(dialog).findByRole('alert')).textContent).toBe('Enter a selector, e.g. site=sz.')
+      fill(dialog, 'Selector', 'site=none')
+      press(dialog, 'Start')
+      await waitFor(() => expect(within(dialog).getByRole('alert').textContent).toBe('No machine matches this selector.'))
+      const field = within(dialog).getByRole('textbox', { name: 'Selector' })
+      expect(document.activeElement).toBe(field)
+      fill(dialog, 'Selector', 'site in (')
+      press(dialog, 'Start')
+      await waitFor(() => expect(within(dialog).getByRole('alert').textContent).toContain("Invalid selector: expected ')' at position 8"))
+      expect(field.getAttribute('aria-invalid')).toBe('true')
+      expect(within(dialog).queryByRole('button', { name: 'Confirm' })).toBeNull()
+      expect(requests.filter((r) => r.method === 'POST')).toEqual([])
+    })
+  })
 })

@@ -1,10 +1,14 @@
+import { useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate } from 'react-router'
 import { Alert } from '../../../../components/ui/alert'
 import { Dialog } from '../../../../components/ui/dialog'
+import { selectorMatchesQuery } from '../../labels/selector-matches'
+import { useSelectorCount } from '../../labels/use-selector-count'
 import type { Release } from '../get-releases'
 import { DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES, parseFailureRatio, parseStages, type RatioProblem, type StagesProblem } from './rollout-form'
+import { RolloutTarget, type RolloutTargetKind } from './rollout-target'
 import { useStartRollout } from './start-rollout'
 import './rollouts.css'
 
@@ -12,8 +16,8 @@ import './rollouts.css'
 const defaultRelease = (releases: readonly Release[]) => releases.find((r) => r.state !== 'active') ?? releases[0]
 
 /**
- * "Start rollout" (contract §12, §14): a dialog with "Release", "Stages" and "Max failure ratio";
- * "Start" checks the fields and then asks, in the same dialog, what will happen, and only
+ * "Start rollout" (contract §12, §14): a dialog with "Release", "Stages", "Max failure ratio" and
+ * the target machines (every known one, or those matching a "Selector", §15); "Start" checks the fields and then asks, in the same dialog, what will happen, and only
  * "Confirm" sends it. The server's refusal (400, 404, 409) is shown in the dialog; a rollout
  * started opens its page.
  */
@@ -21,14 +25,24 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   const { t } = useTranslation()
   const navigate = useNavigate()
   const start = useStartRollout()
+  const client = useQueryClient()
   const [open, setOpen] = useState(false)
   const [step, setStep] = useState<'form' | 'confirm'>('form')
   const [chosen, setChosen] = useState('')
   const [stagesText, setStagesText] = useState(DEFAULT_STAGES)
   const [ratioText, setRatioText] = useState(DEFAULT_MAX_FAILURE_RATIO)
   const [attempted, setAttempted] = useState(false)
+  const [target, setTarget] = useState<RolloutTargetKind>('all')
+  const [selectorText, setSelectorText] = useState('')
+  const [targetProblem, setTargetProblem] = useState<'labels.selectorEmpty' | 'labels.matchesNone' | null>(null)
+  const [checking, setChecking] = useState(false)
+  /** Machines the selector matched when "Start" was pressed. */
+  const [matched, setMatched] = useState(0)
   const stagesRef = useRef<HTMLInputElement>(null)
   const ratioRef = useRef<HTMLInputElement>(null)
+  const selectorRef = useRef<HTMLInputElement>(null)
+  const count = useSelectorCount(selectorText, open && target === 'selector')
+  const selector = selectorText.trim()
   const ids = { release: useId() }
 
   const release = releases.find((r) => r.release_id === chosen) ?? defaultRelease(releases)
@@ -48,23 +62,47 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
     setStagesText(DEFAULT_STAGES)
     setRatioText(DEFAULT_MAX_FAILURE_RATIO)
     setAttempted(false)
+    setTarget('all')
+    setSelectorText('')
+    setTargetProblem(null)
     setOpen(true)
   }
 
-  const review = (e: React.FormEvent<HTMLFormElement>) => {
+  const review = async (e: React.FormEvent<HTMLFormElement>) => {
     e.preventDefault()
     setAttempted(true)
     if (!stages.ok) return stagesRef.current?.focus()
     if (!ratio.ok) return ratioRef.current?.focus()
     if (!release) return
+    if (target === 'selector' && !(await selectorMatches())) return selectorRef.current?.focus()
     start.reset()
     setStep('confirm')
+  }
+
+  /** Whether the selector matches machines now (their count kept for the question); else why not is shown at the field. */
+  async function selectorMatches(): Promise<boolean> {
+    if (selector === '') {
+      setTargetProblem('labels.selectorEmpty')
+      return false
+    }
+    count.flush()
+    setChecking(true)
+    try {
+      const total = await client.fetchQuery(selectorMatchesQuery(selector))
+      setMatched(total)
+      setTargetProblem(total === 0 ? 'labels.matchesNone' : null)
+      return total > 0
+    } catch {
+      return false // the count's query holds the error, shown at the field
+    } finally {
+      setChecking(false)
+    }
   }
 
   const confirm = () => {
     if (!release || !stages.ok || !ratio.ok) return
     start.mutate(
-      { release_id: release.release_id, stages: stages.value, max_failure_ratio: ratio.value },
+      { release_id: release.release_id, stages: stages.value, max_failure_ratio: ratio.value, ...(target === 'selector' ? { selector } : {}) },
       {
         onSuccess: ({ rollout }) => {
           setOpen(false)
@@ -83,7 +121,7 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
       </button>
       <Dialog open={open} title={t('rollouts.startRollout')} onClose={() => setOpen(false)} className="rollout-dialog">
         {step === 'form' ? (
-          <form onSubmit={review} className="stack" noValidate>
+          <form onSubmit={(e) => void review(e)} className="stack" noValidate>
             {releases.length === 0 ? <p>{t('rollouts.noReleases')}</p> : null}
             <div className="field">
               <label htmlFor={ids.release}>{t('rollouts.release')}</label>
@@ -113,9 +151,24 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
               onChange={setRatioText}
               inputMode="decimal"
             />
+            <RolloutTarget
+              target={target}
+              onTarget={(kind) => {
+                setTarget(kind)
+                setTargetProblem(null)
+              }}
+              selector={selectorText}
+              onSelector={(text) => {
+                setSelectorText(text)
+                setTargetProblem(null)
+              }}
+              count={count}
+              problem={targetProblem ? t(targetProblem) : null}
+              inputRef={selectorRef}
+            />
             {start.error ? <Alert>{start.error.message}</Alert> : null}
             <div className="actions">
-              <button type="submit" disabled={!release}>
+              <button type="submit" disabled={!release || checking}>
                 {t('rollouts.start')}
               </button>
               <button type="button" className="secondary" onClick={() => setOpen(false)}>
@@ -128,13 +181,15 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
             {release && stages.ok && ratio.ok ? (
               <>
                 <p>
-                  {t('rollouts.confirmStart', {
+                  {t(target === 'selector' ? 'rollouts.confirmStartSelector' : 'rollouts.confirmStart', {
                     count: stages.value.length,
                     version: release.display_version,
                     id: release.release_id,
                     stages: stages.value.map((value) => t('rollouts.percent', { value })).join(t('rollouts.stageSeparator')),
+                    selector,
                   })}
                 </p>
+                {target === 'selector' ? <p>{t('rollouts.matchedNow', { count: matched })}</p> : null}
                 <p>{t('rollouts.confirmRules', { percent: Math.round(ratio.value * 1000) / 10, version: release.display_version })}</p>
               </>
             ) : null}
