@@ -24,7 +24,7 @@ const CONTRACT_CODES = {
   internal: 500,
   range_not_satisfiable: 416,
 }
-const CONTRACT_NAMED_ELSEWHERE = ['device_error', 'device_auth_failed', 'invalid_code', 'unknown_device']
+const CONTRACT_NAMED_ELSEWHERE = ['device_error', 'device_auth_failed', 'invalid_code', 'invalid_selector', 'unknown_device']
 
 /** The README's "Errors" table: code → status. */
 function readmeErrorTable(): Map<string, number> {
