@@ -195,4 +195,21 @@ describe.each(DIALECTS)('enrollment on %s', (dialect) => {
     expect(listed.json().device).toMatchObject({ device_id: id, registered: true, alive: true })
     await later.close()
   })
+
+  it('after a key reset, takes a new key only with the enroll token (4401 without it)', async () => {
+    const id = uniqueDeviceId()
+    const first = await RawDevice.link(gw.linkUrl, { device_id: id, enroll_token: 'enroll-secret' })
+    const reset = await gw.app.inject({ method: 'DELETE', url: `/api/v1/admin/devices/${id}/key`, headers: { authorization: await gw.auth('root') } })
+    expect(reset.statusCode).toBe(200)
+    expect((await first.closed).code).toBe(4401)
+    for (const enroll_token of [undefined, 'wrong-secret']) {
+      const device = await RawDevice.open(gw.linkUrl)
+      await expect(device.register({ device_id: id, key: 'a-new-key-after-reset', ...(enroll_token ? { enroll_token } : {}) })).rejects.toThrow(/closed 4401/)
+    }
+    // Neither refusal recorded its key: the one presented with the token is trusted.
+    const enrolled = await RawDevice.link(gw.linkUrl, { device_id: id, key: 'another-key-after-reset', enroll_token: 'enroll-secret' })
+    await enrolled.close()
+    const later = await RawDevice.link(gw.linkUrl, { device_id: id, key: 'another-key-after-reset' })
+    await later.close()
+  })
 })
