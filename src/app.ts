@@ -22,6 +22,7 @@ import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
 import type { InstancePresenceOptions } from './gateway/devices/instance-presence.js'
 import { requireConsole } from './platform/admin/console-auth.js'
+import { generatedConsoleToken } from './platform/admin/console-token.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
@@ -145,13 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
 async function createDeps(config: Config, storage: Storage, app: FastifyInstance, options: BuildOptions): Promise<AppDeps> {
   const secret = config.jwtSecret ?? (await getOrCreateSetting(storage.db, 'jwt_secret', () => randomBytes(48).toString('base64url'))).value
-  const consoleToken = config.platformConsoleToken
-    ? config.platformConsoleToken
-    : await (async () => {
-        const { value, created } = await getOrCreateSetting(storage.db, 'platform_console_token', () => randomBytes(24).toString('base64url'))
-        if (created) app.log.warn(`Generated the platform console token (X-Console-Token): ${value}`)
-        return value
-      })()
+  const consoleToken = config.platformConsoleToken ?? (await generatedConsoleToken(storage.db, config.dataDir, app.log))
   const users = new UserDirectory(config.authUsers, storage.db)
   const tokens = new TokenService(secret, config.jwtExpireHours)
   return {
