@@ -48,6 +48,8 @@ export interface Config {
   deviceRequestTimeoutMs: number
   deviceAliveSeconds: number
   deviceEnrollToken: string | undefined
+  /** `DEVICE_LINK_MAX_AWAITING_PER_ADDRESS`: sockets from one client address awaiting `register` at once (1013 beyond). */
+  deviceLinkMaxAwaitingPerAddress: number
   platformConsoleToken: string | undefined
   platformOfflineSeconds: number
   platformAutoRegister: boolean
@@ -281,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     deviceRequestTimeoutMs: e.DEVICE_REQUEST_TIMEOUT_MS,
     deviceAliveSeconds: e.DEVICE_ALIVE_SECONDS,
     deviceEnrollToken: e.DEVICE_ENROLL_TOKEN,
+    deviceLinkMaxAwaitingPerAddress: e.DEVICE_LINK_MAX_AWAITING_PER_ADDRESS,
     platformConsoleToken: e.PLATFORM_CONSOLE_TOKEN,
     platformOfflineSeconds: e.PLATFORM_OFFLINE_SECONDS,
     platformAutoRegister: e.PLATFORM_AUTO_REGISTER,

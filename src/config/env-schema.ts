@@ -37,6 +37,7 @@ export const EnvSchema = Type.Object(
     DEVICE_REQUEST_TIMEOUT_MS: PositiveInteger(10_000, 'forwarded request time-out (504)'),
     DEVICE_ALIVE_SECONDS: PositiveNumber(60, 'a linked machine silent this long is not alive'),
     DEVICE_ENROLL_TOKEN: Text('when set, a machine id never seen before must present it'),
+    DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: PositiveInteger(100, 'device-link sockets from one client address that may await their register frame at once (1013 beyond); behind a balancer the address is the one it forwards when trusted (TRUST_PROXY), else its own'),
     PLATFORM_CONSOLE_TOKEN: Type.Optional(Type.String({ minLength: 8, description: 'X-Console-Token; unset: generated once, stored' })),
     PLATFORM_OFFLINE_SECONDS: PositiveNumber(60, 'platform liveness threshold'),
     PLATFORM_AUTO_REGISTER: Flag('a heartbeat from an unknown device id creates it'),

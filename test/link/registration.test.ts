@@ -80,7 +80,8 @@ describe.each(DIALECTS)('device registration on %s', (dialect) => {
 
   it('registers 300 links opened at once, each holding its own record', async () => {
     const ids = Array.from({ length: 300 }, (_, i) => `pnp-reg-many-${i}`)
-    const devices = await Promise.all(ids.map((device_id) => RawDevice.link(gw.linkUrl, { device_id, hostname: `host-${device_id}` })))
+    // From 3 addresses: at most 100 await their register frame per address (the default limit).
+    const devices = await Promise.all(ids.map((device_id, i) => RawDevice.link(gw.linkUrl, { device_id, hostname: `host-${device_id}` }, undefined, { localAddress: `127.0.0.${1 + (i % 3)}` })))
     const records = await gw.storage.db.selectFrom('devices').select(['device_id', 'hostname', 'link_id']).where('device_id', 'in', ids).execute()
     expect(records).toHaveLength(300)
     for (const r of records) expect(r).toMatchObject({ hostname: `host-${r.device_id}`, link_id: expect.any(String) })
