@@ -33,6 +33,7 @@ import { installRequestMetrics } from './http/request-metrics.js'
 import { createMetrics } from './metrics/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installPrefixGuards } from './http/prefix-guards.js'
+import { privateOpsGuards } from './http/private-ops.js'
 import { lazyRequestLogger, requestIdGenerator } from './http/request-logging.js'
 import { installUnreadBodyHandling } from './http/unread-bodies.js'
 import { opsRoutes } from './http/ops-routes.js'
@@ -113,6 +114,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   installPrefixGuards(app, [
     { prefix: '/api/v1/admin/', check: deps.authenticator.requireAdmin },
     { prefix: '/api/admin/', check: requireConsole(deps) },
+    ...(config.opsEndpoints === 'private' ? privateOpsGuards() : []),
   ])
   installRequestMetrics(app, deps.metrics)
   await installOpenApi(app, { schemas: EVENT_DATA_SCHEMAS })

@@ -38,6 +38,8 @@ export interface Config {
   instanceId: string | undefined
   /** `TRUST_PROXY`: load balancers whose X-Forwarded-For names the client (rate limits, logs); unset → peer address. */
   trustProxy: readonly string[] | undefined
+  /** `OPS_ENDPOINTS`: `private` keeps /docs, /openapi.json and /metrics to loopback and private-range clients (404 for others). */
+  opsEndpoints: 'public' | 'private'
   /** `SHUTDOWN_DRAIN_SECONDS` / `SHUTDOWN_DRAIN_CHECKS`: the drain between SIGTERM and the listener closing (src/http/shutdown-drain.ts). */
   shutdownDrain: { maxMs: number; checks: number }
   authUsers: Readonly<Record<string, ConfiguredUser>>
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: e.NATS_URL,
     instanceId: e.INSTANCE_ID,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    opsEndpoints: e.OPS_ENDPOINTS as Config['opsEndpoints'],
     shutdownDrain: Object.freeze({ maxMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000), checks: e.SHUTDOWN_DRAIN_CHECKS }),
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,

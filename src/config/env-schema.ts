@@ -31,6 +31,11 @@ export const EnvSchema = Type.Object(
     }),
     SHUTDOWN_DRAIN_CHECKS: PositiveInteger(3, "SIGTERM: the drain ends early once every health checker has had this many \"draining\" answers (the load balancer's fall count + 1)"),
     TRUST_PROXY: Text('comma-separated addresses or CIDR ranges of trusted load balancers, whose X-Forwarded-For gives the client address; unset: the socket peer address'),
+    OPS_ENDPOINTS: Type.String({
+      enum: ['public', 'private'],
+      default: 'public',
+      description: 'private: /docs, /openapi.json and /metrics answer 404 unless the client address (forwarded by a trusted balancer, else the peer) is loopback or private-range',
+    }),
     CLOUD_AUTH_USERS: Text('JSON object keyed by username: {password or password_hash (argon2id or scrypt PHC string), role, display_name}'),
     CLOUD_JWT_EXPIRE_HOURS: PositiveNumber(72, 'token lifetime'),
     CLOUD_JWT_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'HS256 secret; unset: generated once, stored in the database' })),
