@@ -33,6 +33,8 @@ export const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.a
 export async function startBenchGateway(env: Record<string, string> = {}): Promise<BenchGateway> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-'))
   const config = loadConfig({
+    // Every bench machine links from this host: one address.
+    DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000',
     ...env,
     DATA_DIR: dir,
     CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'user' } }),

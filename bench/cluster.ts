@@ -73,7 +73,7 @@ async function startInstance(name: string, env: Record<string, string>): Promise
   // BENCH_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${name}.cpuprofile`] : []
   const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...profile, CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', INSTANCE_ID: name, ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', INSTANCE_ID: name, DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let err = ''

@@ -203,6 +203,8 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
     CLOUD_AUTH_USERS: JSON.stringify({ [ADMIN.username]: { password: ADMIN.password, role: 'admin' } }),
     CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
     PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
+    // Every simulated machine links from this host: one address.
+    DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000',
   }
   const instances: Instance[] = []
   cleanup.add('instances', () => Promise.all(instances.map(stopInstance)))

@@ -71,7 +71,9 @@ export default async function links(args: string[]): Promise<void> {
     // BENCH_DATABASE_URL / BENCH_NATS_URL: the same run on PostgreSQL and the NATS bus (an empty database, as registrations are first links).
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'sqlite::memory:',
     ...(process.env.BENCH_NATS_URL ? { NATS_URL: process.env.BENCH_NATS_URL } : {}),
-    PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }) })
+    PLATFORM_CONSOLE_TOKEN: 'bench-console-token', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'bench-admin-pw', role: 'admin' } }),
+    // Every bench link comes from this host: one address.
+    DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000' })
   const storage = await openStorage(config.database)
   await storage.migrate()
   const app = await buildApp(config, { storage, logger: false })

@@ -22,6 +22,7 @@ import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
 import type { InstancePresenceOptions } from './gateway/devices/instance-presence.js'
 import { requireConsole } from './platform/admin/console-auth.js'
+import { generatedConsoleToken } from './platform/admin/console-token.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
@@ -32,6 +33,7 @@ import { installRequestMetrics } from './http/request-metrics.js'
 import { createMetrics } from './metrics/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installPrefixGuards } from './http/prefix-guards.js'
+import { privateOpsGuards } from './http/private-ops.js'
 import { lazyRequestLogger, requestIdGenerator } from './http/request-logging.js'
 import { installUnreadBodyHandling } from './http/unread-bodies.js'
 import { opsRoutes } from './http/ops-routes.js'
@@ -112,6 +114,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   installPrefixGuards(app, [
     { prefix: '/api/v1/admin/', check: deps.authenticator.requireAdmin },
     { prefix: '/api/admin/', check: requireConsole(deps) },
+    ...(config.opsEndpoints === 'private' ? privateOpsGuards() : []),
   ])
   installRequestMetrics(app, deps.metrics)
   await installOpenApi(app, { schemas: EVENT_DATA_SCHEMAS })
@@ -145,13 +148,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
 async function createDeps(config: Config, storage: Storage, app: FastifyInstance, options: BuildOptions): Promise<AppDeps> {
   const secret = config.jwtSecret ?? (await getOrCreateSetting(storage.db, 'jwt_secret', () => randomBytes(48).toString('base64url'))).value
-  const consoleToken = config.platformConsoleToken
-    ? config.platformConsoleToken
-    : await (async () => {
-        const { value, created } = await getOrCreateSetting(storage.db, 'platform_console_token', () => randomBytes(24).toString('base64url'))
-        if (created) app.log.warn(`Generated the platform console token (X-Console-Token): ${value}`)
-        return value
-      })()
+  const consoleToken = config.platformConsoleToken ?? (await generatedConsoleToken(storage.db, config.dataDir, app.log))
   const users = new UserDirectory(config.authUsers, storage.db)
   const tokens = new TokenService(secret, config.jwtExpireHours)
   return {

@@ -45,11 +45,6 @@ export async function serve(env: Env = process.env): Promise<FastifyInstance> {
     app.log.warn('!!! The built-in administrator "admin" still has the default password "admin". Set CLOUD_AUTH_USERS before exposing this server. !!!')
   }
   warnAboutPlainPasswords(config, app.log)
-  if (config.production && !config.platformRequireDeviceToken) {
-    app.log.warn(
-      '!!! PLATFORM_REQUIRE_DEVICE_TOKEN is false in production: anyone who knows a device id can act as that device, fetch its binding code and bind it. Set PLATFORM_REQUIRE_DEVICE_TOKEN=true. !!!',
-    )
-  }
   await app.listen({ port: config.port, host: config.host })
   installSignalHandlers(app, drain)
   return app

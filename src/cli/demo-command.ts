@@ -22,7 +22,8 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
   // A key pair for this run only signs the demo release (unless a root key of your own is configured).
   const firmware = env.FIRMWARE_ROOT_PUBKEY === undefined ? demoFirmwareKeys() : undefined
   if (firmware) env.FIRMWARE_ROOT_PUBKEY = firmware.rootPem
-  env.PLATFORM_CONSOLE_TOKEN ??= `demo-${randomBytes(9).toString('base64url')}`
+  // 37 characters: long enough for NODE_ENV=production too (at least 32).
+  env.PLATFORM_CONSOLE_TOKEN ??= `demo-${randomBytes(24).toString('base64url')}`
   env.LOG_LEVEL ??= 'warn'
   const app = await serve(env)
   const { port } = app.server.address() as AddressInfo
@@ -32,6 +33,7 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
     devices: 3,
     platform: 5,
     consoleToken: env.PLATFORM_CONSOLE_TOKEN,
+    enrollToken: env.DEVICE_ENROLL_TOKEN || undefined,
     // The last machine fails every firmware install: the demo rollout pauses by itself.
     failFirmware: ['pnp-03'],
     // Kept beside the database: the server trusts each machine's first key for good.

@@ -211,6 +211,8 @@ export class LocalCluster {
       env: {
         PATH: process.env.PATH ?? '',
         LOG_LEVEL: 'warn',
+        // Every machine of a local cluster (simulators, benchmarks) links from this host: one address.
+        DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000',
         ...(this.balancerKind === 'haproxy' ? drainSettings(this.options.checkTiming ?? HAPROXY_CHECK_TIMING) : {}),
         ...this.options.env,
         HOST: '127.0.0.1',

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { hashPasswordSync, parsePasswordHash, PasswordHashError, verifyPasswordSync } from '../auth/password-hash.js'
 import { isPlainObject } from '@fleetgate/device-agent/lib'
 import { ConfigError } from './config-error.js'
-import { readEnv } from './env-schema.js'
+import { readEnv, type EnvValues } from './env-schema.js'
 
 export const ROLES = ['admin', 'user', 'wechat'] as const
 export type Role = (typeof ROLES)[number]
@@ -38,6 +38,8 @@ export interface Config {
   instanceId: string | undefined
   /** `TRUST_PROXY`: load balancers whose X-Forwarded-For names the client (rate limits, logs); unset → peer address. */
   trustProxy: readonly string[] | undefined
+  /** `OPS_ENDPOINTS`: `private` keeps /docs, /openapi.json and /metrics to loopback and private-range clients (404 for others). */
+  opsEndpoints: 'public' | 'private'
   /** `SHUTDOWN_DRAIN_SECONDS` / `SHUTDOWN_DRAIN_CHECKS`: the drain between SIGTERM and the listener closing (src/http/shutdown-drain.ts). */
   shutdownDrain: { maxMs: number; checks: number }
   authUsers: Readonly<Record<string, ConfiguredUser>>
@@ -48,6 +50,8 @@ export interface Config {
   deviceRequestTimeoutMs: number
   deviceAliveSeconds: number
   deviceEnrollToken: string | undefined
+  /** `DEVICE_LINK_MAX_AWAITING_PER_ADDRESS`: sockets from one client address awaiting `register` at once (1013 beyond). */
+  deviceLinkMaxAwaitingPerAddress: number
   platformConsoleToken: string | undefined
   platformOfflineSeconds: number
   platformAutoRegister: boolean
@@ -219,6 +223,31 @@ function parseTrustProxy(raw: string | undefined): readonly string[] | undefined
   return Object.freeze(entries)
 }
 
+/** Shortest `CLOUD_JWT_SECRET` production accepts, in bytes (HS256: a key as long as the hash). */
+export const MIN_PRODUCTION_JWT_SECRET_BYTES = 32
+/** Shortest `PLATFORM_CONSOLE_TOKEN` production accepts, in characters. */
+export const MIN_PRODUCTION_CONSOLE_TOKEN_CHARS = 32
+
+/**
+ * The production refusals of contract §17 (besides the default admin password and the NATS
+ * settings): settings fine on a developer's machine that leave a server reachable from the
+ * internet open. Throws a ConfigError naming the first offending variable.
+ */
+function refuseUnsafeProduction(e: EnvValues): void {
+  if (!e.PLATFORM_REQUIRE_DEVICE_TOKEN) {
+    throw new ConfigError('PLATFORM_REQUIRE_DEVICE_TOKEN', 'must be true with NODE_ENV=production: without it anyone who knows a device id can act as that device')
+  }
+  if (e.DEVICE_ENROLL_TOKEN === undefined) {
+    throw new ConfigError('DEVICE_ENROLL_TOKEN', 'must be set with NODE_ENV=production: without it anyone can register a new machine id')
+  }
+  if (e.CLOUD_JWT_SECRET !== undefined && Buffer.byteLength(e.CLOUD_JWT_SECRET, 'utf8') < MIN_PRODUCTION_JWT_SECRET_BYTES) {
+    throw new ConfigError('CLOUD_JWT_SECRET', `must be at least ${MIN_PRODUCTION_JWT_SECRET_BYTES} bytes with NODE_ENV=production (or unset: generated and stored)`)
+  }
+  if (e.PLATFORM_CONSOLE_TOKEN !== undefined && [...e.PLATFORM_CONSOLE_TOKEN].length < MIN_PRODUCTION_CONSOLE_TOKEN_CHARS) {
+    throw new ConfigError('PLATFORM_CONSOLE_TOKEN', `must be at least ${MIN_PRODUCTION_CONSOLE_TOKEN_CHARS} characters with NODE_ENV=production (or unset: generated and stored)`)
+  }
+}
+
 /**
  * Parses and validates the environment (declared once, in `env-schema.ts`). Pure: reads only
  * the firmware key file, creates nothing.
@@ -231,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && defaultAdminInUse) {
     throw new ConfigError('CLOUD_AUTH_USERS', 'NODE_ENV=production refuses the default password of user admin; set another one')
   }
+  if (production) refuseUnsafeProduction(e)
   const appid = e.WECHAT_APPID
   const secret = e.WECHAT_SECRET
   const wechatApiBase = e.WECHAT_API_BASE.replace(/\/+$/, '')
@@ -247,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: e.NATS_URL,
     instanceId: e.INSTANCE_ID,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    opsEndpoints: e.OPS_ENDPOINTS as Config['opsEndpoints'],
     shutdownDrain: Object.freeze({ maxMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000), checks: e.SHUTDOWN_DRAIN_CHECKS }),
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,
@@ -255,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     deviceRequestTimeoutMs: e.DEVICE_REQUEST_TIMEOUT_MS,
     deviceAliveSeconds: e.DEVICE_ALIVE_SECONDS,
     deviceEnrollToken: e.DEVICE_ENROLL_TOKEN,
+    deviceLinkMaxAwaitingPerAddress: e.DEVICE_LINK_MAX_AWAITING_PER_ADDRESS,
     platformConsoleToken: e.PLATFORM_CONSOLE_TOKEN,
     platformOfflineSeconds: e.PLATFORM_OFFLINE_SECONDS,
     platformAutoRegister: e.PLATFORM_AUTO_REGISTER,

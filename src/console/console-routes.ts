@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody } from '../errors.js'
+import { consoleSecurityHeaders } from './security-headers.js'
 
 /** Paths that keep their JSON behaviour even when a browser asks for HTML (contract §12). */
 const API_PREFIXES = ['/api/', '/v1/', '/svc/', '/docs', '/openapi.json', '/healthz', '/readyz', '/metrics'] as const
@@ -40,14 +41,20 @@ export async function consoleRoutes(app: FastifyInstance, options: { dir?: strin
   if (!page) app.log.warn(`Web console not built (${indexFile} is missing): run "npm run build" to serve it`)
 
   if (page && existsSync(path.join(dir, 'assets'))) {
-    await app.register(fastifyStatic, {
-      root: path.join(dir, 'assets'),
-      prefix: '/assets/',
-      // @fastify/swagger-ui registers its own copy; keep reply.sendFile to it.
-      decorateReply: false,
-      // Names carry a content hash: a changed file is a new name.
-      maxAge: '365d',
-      immutable: true,
+    await app.register(async (assets) => {
+      assets.addHook('onRequest', (request, reply, done) => {
+        reply.headers(consoleSecurityHeaders(request))
+        done()
+      })
+      await assets.register(fastifyStatic, {
+        root: path.join(dir, 'assets'),
+        prefix: '/assets/',
+        // @fastify/swagger-ui registers its own copy; keep reply.sendFile to it.
+        decorateReply: false,
+        // Names carry a content hash: a changed file is a new name.
+        maxAge: '365d',
+        immutable: true,
+      })
     })
   }
 
@@ -58,6 +65,6 @@ export async function consoleRoutes(app: FastifyInstance, options: { dir?: strin
     const pathname = request.url.split('?')[0]!
     if (isApiPath(pathname) || !wantsHtml(request) || pathname.startsWith('/assets/')) return notFound(request, reply)
     if (!page) return reply.status(404).send(errorBody('not_found', 'The web console is not built: run "npm run build"'))
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
+    return reply.headers(consoleSecurityHeaders(request)).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
   })
 }

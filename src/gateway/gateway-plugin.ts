@@ -38,8 +38,8 @@ export interface GatewayPluginOptions {
 
 /** Gateway: device link, device registry and bindings, forwarding, overview, admin. */
 export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (app, { deps, link, rollouts: rolloutOptions, presence: presenceOptions }) => {
-  const options = { ...linkDefaults(), ...link }
   const { config } = deps
+  const options = { ...linkDefaults(), maxAwaitingPerAddress: config.deviceLinkMaxAwaitingPerAddress, ...link }
   const registry = new LinkRegistry()
   const { bus, bindingRemovals, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
   if (readiness) deps.readiness.push(readiness)

@@ -26,7 +26,8 @@ export const deviceLinkRoute: FastifyPluginAsync<{ server: LinkServer }> = async
       throw badRequest('The device link accepts only a WebSocket upgrade (see docs/device-link.md)')
     },
     wsHandler: (socket, request) => {
-      server.accept(socket, request.socket)
+      // request.ip: the peer, or the client a trusted balancer forwards (TRUST_PROXY): the per-address awaiting limit counts by it.
+      server.accept(socket, request.socket, request.ip)
     },
   })
 }

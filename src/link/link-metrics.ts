@@ -4,7 +4,7 @@ import { LeanHistogram } from '../metrics/lean-metrics.js'
 export interface LinkMetrics {
   unknownResponses: Counter
   closes: Counter<'code'>
-  /** Sockets closed at once on arrival, given no session: `capacity` (maxLinks), `awaiting` (maxAwaitingRegister), `restarting`. */
+  /** Sockets closed at once on arrival, given no session: `capacity` (maxLinks), `awaiting` (maxAwaitingRegister), `awaiting_address` (maxAwaitingPerAddress), `restarting`. */
   refusals: Counter<'reason'>
   requestDuration: LeanHistogram<'route' | 'outcome'>
 }

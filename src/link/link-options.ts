@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 
 /**
- * Timings of the device link. Only `buildApp` options set them (tests shorten them); the
- * contract fixes the defaults, so they are not environment variables.
+ * Timings and limits of the device link. Only `buildApp` options set them (tests shorten them);
+ * the contract fixes the defaults, so they are not environment variables, except the
+ * per-address awaiting limit (machines behind one NAT share an address).
  */
 export interface DeviceLinkOptions {
   /** A register frame must arrive this long after the upgrade (contract: 10 s), else 4408. */
@@ -15,6 +16,12 @@ export interface DeviceLinkOptions {
   shutdownGraceMs?: number
   /** Sockets that may wait for their register frame at once (contract: 1,000); one more is closed with 1013. */
   maxAwaitingRegister?: number
+  /**
+   * Sockets from one client address that may wait for their register frame at once (default
+   * 100; `DEVICE_LINK_MAX_AWAITING_PER_ADDRESS`); one more is closed with 1013. The address is
+   * the peer's, or the one a trusted balancer forwards (TRUST_PROXY).
+   */
+  maxAwaitingPerAddress?: number
   /** A registration whose claim the database has not decided within this long is refused (1011). */
   claimTimeoutMs?: number
   /** How often each instance reads the claims made since its last look (backstop for a lost takeover notice). */
@@ -55,6 +62,7 @@ export function linkDefaults(): Required<DeviceLinkOptions> {
     statusFlushMs: 5_000,
     shutdownGraceMs: 5_000,
     maxAwaitingRegister: 1_000,
+    maxAwaitingPerAddress: 100,
     claimTimeoutMs: 5_000,
     fenceCheckMs: 10_000,
     maxLinks: linkCapacity(ownLimits()),

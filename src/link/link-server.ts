@@ -49,8 +49,10 @@ export const FENCE_CHECK_OVERLAP_S = 30
 
 /** The socket side of the device link (contract §4): admission, registration, fencing, shutdown. */
 export class LinkServer {
-  /** Sessions whose registration is not decided yet. */
-  private readonly awaiting = new Set<LinkSession>()
+  /** Sessions whose registration is not decided yet, with the client address each came from. */
+  private readonly awaiting = new Map<LinkSession, string>()
+  /** How many of `awaiting` came from each client address (addresses with none are removed). */
+  private readonly awaitingByAddress = new Map<string, number>()
   /** Registrations under way per device id (the bus keeps holding an id while one may still link it), and the generations they saw. */
   private readonly registering = new RegistrationsUnderWay()
   private readonly sessionHost: LinkSessionHost
@@ -85,9 +87,9 @@ export class LinkServer {
       events: deps.events,
       firmwareStatus: deps.firmwareStatus,
       register: (socket, wire, frame, remoteAddress) => this.register(socket, wire, frame, remoteAddress),
-      stoppedAwaiting: (session) => this.awaiting.delete(session),
+      stoppedAwaiting: (session) => this.stopAwaiting(session),
       socketClosed: (session, code) => {
-        this.awaiting.delete(session)
+        this.stopAwaiting(session)
         deps.metrics.closes.inc({ code: String(code) })
       },
       unlink: (link) => this.unlink(link),
@@ -99,8 +101,12 @@ export class LinkServer {
     this.fenceCheck.start(this.deps.options.fenceCheckMs)
   }
 
-  /** Admits a freshly upgraded socket (not while shutting down, not past the awaiting limit or the capacity) and gives it a session. */
-  accept(socket: WebSocket, wire: Socket): void {
+  /**
+   * Admits a freshly upgraded socket (not while shutting down, not past the awaiting limits or
+   * the capacity) and gives it a session. `address` is the client's: the socket's peer, or what
+   * a trusted balancer forwarded (TRUST_PROXY); it defaults to the peer.
+   */
+  accept(socket: WebSocket, wire: Socket, address: string = wire.remoteAddress ?? ''): void {
     const { registry, options, metrics } = this.deps
     const refuse = (reason: string, code: CloseCode, text: string) => {
       metrics.refusals.inc({ reason })
@@ -108,8 +114,19 @@ export class LinkServer {
     }
     if (this.closing) return refuse('restarting', CLOSE_CODES.restarting, 'server restarting')
     if (this.awaiting.size >= options.maxAwaitingRegister) return refuse('awaiting', CLOSE_CODES.try_again, 'too many links awaiting registration; try again later')
+    const fromAddress = this.awaitingByAddress.get(address) ?? 0
+    if (fromAddress >= options.maxAwaitingPerAddress) return refuse('awaiting_address', CLOSE_CODES.try_again, 'too many links from this address awaiting registration; try again later')
     if (registry.size + this.awaiting.size >= options.maxLinks) return refuse('capacity', CLOSE_CODES.try_again, 'this instance holds all the links it can; try again later')
-    this.awaiting.add(new LinkSession(socket, wire, this.sessionHost))
+    this.awaitingByAddress.set(address, fromAddress + 1)
+    this.awaiting.set(new LinkSession(socket, wire, this.sessionHost), address)
+  }
+
+  private stopAwaiting(session: LinkSession): void {
+    const address = this.awaiting.get(session)
+    if (address === undefined || !this.awaiting.delete(session)) return
+    const left = (this.awaitingByAddress.get(address) ?? 1) - 1
+    if (left > 0) this.awaitingByAddress.set(address, left)
+    else this.awaitingByAddress.delete(address)
   }
 
   /**
@@ -125,7 +142,7 @@ export class LinkServer {
     registry.stopPinging()
     const deadline = Date.now() + options.shutdownGraceMs
     while (registry.inFlight() > 0 && Date.now() < deadline) await delay(25)
-    const sessions = [...this.awaiting]
+    const sessions = [...this.awaiting.keys()]
     for (const session of sessions) session.close(CLOSE_CODES.restarting, 'server restarting')
     const links = registry.all()
     for (const link of links) link.close(CLOSE_CODES.restarting, 'server restarting')

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config/config.js'
 import type { Db } from '../../src/storage/storage.js'
 import { DIALECTS } from '../helpers/dialects.js'
 import { startTestApp, TEST_HASH_SPEC } from '../helpers/test-app.js'
+import { PRODUCTION_ENV } from '../helpers/production-env.js'
 
 const cheap = (password: string) => hashPasswordSync(password, TEST_HASH_SPEC)
 const users = (entries: Record<string, object>) => ({ CLOUD_AUTH_USERS: JSON.stringify(entries) })
@@ -56,9 +57,9 @@ describe('CLOUD_AUTH_USERS passwords', () => {
   })
 
   it('refuses, in production, an admin whose password_hash is a hash of "admin"', () => {
-    const err = configError({ NODE_ENV: 'production', ...users({ admin: { password_hash: cheap('admin'), role: 'admin' } }) })
+    const err = configError({ ...PRODUCTION_ENV, ...users({ admin: { password_hash: cheap('admin'), role: 'admin' } }) })
     expect(err.message).toMatch(/^CLOUD_AUTH_USERS: NODE_ENV=production refuses the default password/)
-    expect(loadConfig({ NODE_ENV: 'production', ...users({ admin: { password_hash: cheap('other'), role: 'admin' } }) }).defaultAdminInUse).toBe(false)
+    expect(loadConfig({ ...PRODUCTION_ENV, ...users({ admin: { password_hash: cheap('other'), role: 'admin' } }) }).defaultAdminInUse).toBe(false)
   })
 })
 
@@ -70,7 +71,7 @@ describe('the production warning about plain-text passwords', () => {
 
   it('names every user still configured with a plain-text password, once', () => {
     const config = loadConfig({
-      NODE_ENV: 'production',
+      ...PRODUCTION_ENV,
       ...users({ admin: { password_hash: cheap('root'), role: 'admin' }, carol: { password: 'c-pass', role: 'user' }, dave: { password: 'd-pass', role: 'user' } }),
     })
     const { lines, log } = capture()
@@ -84,7 +85,7 @@ describe('the production warning about plain-text passwords', () => {
   it('says nothing outside production or when every user has a hash', () => {
     const { lines, log } = capture()
     warnAboutPlainPasswords(loadConfig(users({ carol: { password: 'c-pass', role: 'user' } })), log)
-    warnAboutPlainPasswords(loadConfig({ NODE_ENV: 'production', ...users({ admin: { password_hash: cheap('root'), role: 'admin' } }) }), log)
+    warnAboutPlainPasswords(loadConfig({ ...PRODUCTION_ENV, ...users({ admin: { password_hash: cheap('root'), role: 'admin' } }) }), log)
     expect(lines).toEqual([])
   })
 })

@@ -5,6 +5,11 @@ import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { configError } from '../helpers/config-error.js'
 import { loadConfig } from '../../src/config/config.js'
+import { PRODUCTION_ENV } from '../helpers/production-env.js'
+import { TEST_HASH_SPEC } from '../helpers/test-app.js'
+import { hashPasswordSync } from '../../src/auth/password-hash.js'
+
+const STRONG_ADMIN = JSON.stringify({ admin: { password_hash: hashPasswordSync('a-strong-password', TEST_HASH_SPEC), role: 'admin' } })
 
 
 describe('configuration', () => {
@@ -53,11 +58,30 @@ describe('configuration', () => {
     [{ FIRMWARE_ROOT_PUBKEY: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' }, 'FIRMWARE_ROOT_PUBKEY'],
     [{ NODE_ENV: 'production' }, 'CLOUD_AUTH_USERS'],
     [{ NODE_ENV: 'production', CLOUD_AUTH_USERS: JSON.stringify({ admin: { password: 'admin', role: 'admin' } }) }, 'CLOUD_AUTH_USERS'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_REQUIRE_DEVICE_TOKEN: 'false' }, 'PLATFORM_REQUIRE_DEVICE_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_REQUIRE_DEVICE_TOKEN: '' }, 'PLATFORM_REQUIRE_DEVICE_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, DEVICE_ENROLL_TOKEN: undefined }, 'DEVICE_ENROLL_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, DEVICE_ENROLL_TOKEN: '' }, 'DEVICE_ENROLL_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, CLOUD_JWT_SECRET: 'x'.repeat(31) }, 'CLOUD_JWT_SECRET'],
+    // 16 characters, 48 bytes: the secret is measured in bytes (accepted; the short console token is refused).
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, CLOUD_JWT_SECRET: '密'.repeat(16), PLATFORM_CONSOLE_TOKEN: 'c'.repeat(31) }, 'PLATFORM_CONSOLE_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_CONSOLE_TOKEN: 'c'.repeat(31) }, 'PLATFORM_CONSOLE_TOKEN'],
+    // 16 characters, 48 bytes: the console token is measured in characters.
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_CONSOLE_TOKEN: '密'.repeat(16) }, 'PLATFORM_CONSOLE_TOKEN'],
   ])('refuses %j naming %s', (env, variable) => {
     const err = configError(env as Record<string, string>)
     expect(err.variable).toBe(variable)
     expect(err.message.startsWith(variable)).toBe(true)
     expect(err.message).not.toContain('\n')
+  })
+
+  it('starts in production with device tokens, an enroll token and long enough secrets (or none: generated)', () => {
+    expect(loadConfig({ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN }).production).toBe(true)
+    const config = loadConfig({ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, CLOUD_JWT_SECRET: 'x'.repeat(32), PLATFORM_CONSOLE_TOKEN: 'c'.repeat(32) })
+    expect(config.jwtSecret).toHaveLength(32)
+    expect(config.platformConsoleToken).toHaveLength(32)
+    // Outside production the same short values are fine.
+    expect(loadConfig({ CLOUD_JWT_SECRET: 'x'.repeat(16), PLATFORM_CONSOLE_TOKEN: 'c'.repeat(8) }).production).toBe(false)
   })
 
   it('accepts a P-256 root key as PEM text or as a path, and refuses another curve', () => {

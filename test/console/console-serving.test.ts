@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONSOLE_CSP } from '../../src/console/security-headers.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const PAGE = '<!doctype html><title>fleetgate</title><div id="root"></div>'
@@ -36,6 +37,42 @@ describe('console serving', () => {
       expect(res.statusCode, url).toBe(200)
       expect(res.body).toBe(PAGE)
     }
+  })
+
+  it('sends the security headers with the page and the assets, HSTS only over HTTPS', async () => {
+    for (const url of ['/', '/machines/pnp-01', '/assets/index-AbC123.js']) {
+      const res = await t.app.inject({ url, headers: HTML })
+      expect(res.statusCode, url).toBe(200)
+      expect(res.headers['content-security-policy'], url).toBe(CONSOLE_CSP)
+      expect(res.headers['content-security-policy'], url).toMatch(/(^|; )default-src 'self'(;|$)/)
+      expect(res.headers['content-security-policy'], url).toMatch(/(^|; )frame-ancestors 'none'(;|$)/)
+      expect(res.headers['x-frame-options'], url).toBe('DENY')
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff')
+      expect(res.headers['referrer-policy'], url).toBe('no-referrer')
+      expect(res.headers['strict-transport-security'], url).toBeUndefined()
+    }
+    // X-Forwarded-Proto from a peer that is not a trusted balancer is ignored.
+    const forged = await t.app.inject({ url: '/', headers: { ...HTML, 'x-forwarded-proto': 'https' } })
+    expect(forged.headers['strict-transport-security']).toBeUndefined()
+  })
+
+  it('sends Strict-Transport-Security when a trusted balancer says the request came over HTTPS', async () => {
+    const behind = await startTestApp('sqlite', { TRUST_PROXY: '127.0.0.1' }, { consoleDir: dir })
+    try {
+      for (const url of ['/', '/assets/index-AbC123.js']) {
+        const https = await behind.app.inject({ url, remoteAddress: '127.0.0.1', headers: { ...HTML, 'x-forwarded-proto': 'https' } })
+        expect(https.headers['strict-transport-security'], url).toBe('max-age=31536000')
+        const http = await behind.app.inject({ url, remoteAddress: '127.0.0.1', headers: { ...HTML, 'x-forwarded-proto': 'http' } })
+        expect(http.headers['strict-transport-security'], url).toBeUndefined()
+      }
+    } finally {
+      await behind.close()
+    }
+  })
+
+  it('sends no console headers with the API', async () => {
+    const res = await t.app.inject({ url: '/healthz' })
+    expect(res.headers['content-security-policy']).toBeUndefined()
   })
 
   it('serves hashed assets as immutable', async () => {

@@ -77,6 +77,15 @@ describe.each(DIALECTS)('gateway administration on %s', (dialect) => {
     ])
   })
 
+  it('closes the current link of a device whose key is reset with 4401', async () => {
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-adm-4' })
+    expect((await as('root', 'DELETE', '/api/v1/admin/devices/pnp-adm-4/key')).statusCode).toBe(200)
+    expect((await device.closed).code).toBe(4401)
+    const replaced = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-adm-4', key: 'replacement-key-0004' })
+    expect((await as('root', 'GET', '/api/v1/devices/pnp-adm-4')).json().device).toMatchObject({ alive: true })
+    await replaced.close()
+  })
+
   it('lists audit records newest first with filters and a cursor', async () => {
     const db = gw.storage.db
     for (let i = 1; i <= 3; i++) await writeAudit(db, { actor: 'ci', action: 'firmware.upload', outcome: 'published', release_id: `r${i}` })

@@ -88,9 +88,10 @@ describe('device link default limit of sockets awaiting register', () => {
 
   it('keeps 1,000 unregistered sockets open and closes the 1,001st with 1013', async () => {
     const waiting: RawDevice[] = []
-    for (let i = 0; i < 1000; i += 100) waiting.push(...(await Promise.all(Array.from({ length: 100 }, () => RawDevice.open(gw.linkUrl)))))
-    const extra = await RawDevice.open(gw.linkUrl)
-    expect((await extra.closed).code).toBe(1013)
+    // 100 from each of 10 addresses: the per-address default lets each address have them all.
+    for (let i = 0; i < 10; i++) waiting.push(...(await Promise.all(Array.from({ length: 100 }, () => RawDevice.open(gw.linkUrl, { localAddress: `127.0.0.${10 + i}` })))))
+    const extra = await RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.30' })
+    expect(await extra.closed).toMatchObject({ code: 1013, reason: 'too many links awaiting registration; try again later' })
     expect(waiting.every((d) => d.socket.readyState === d.socket.OPEN)).toBe(true)
     await Promise.all(waiting.map((d) => d.close()))
   }, 60_000)
@@ -152,5 +153,42 @@ describe('link capacity from the open-file limit', () => {
     expect(linkCapacity(undefined)).toBe(Infinity)
     expect(linkCapacity(limits('unlimited', 'unlimited'))).toBe(Infinity)
     expect(linkCapacity(limits('100', '100'))).toBe(1)
+  })
+})
+
+describe.each(DIALECTS)('the per-address limit on sockets awaiting register on %s', (dialect) => {
+  let gw: GatewayApp
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect, { TRUST_PROXY: '127.0.0.3' }, { deviceLink: { maxAwaitingPerAddress: 3 } })
+  })
+  afterAll(() => gw.close())
+
+  const refusals = async () => {
+    const text = (await gw.app.inject({ method: 'GET', url: '/metrics' })).body
+    return Number(/^fleetgate_device_link_refusals_total\{reason="awaiting_address"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+  }
+
+  it('closes one socket more than the limit from one address with 1013, counted; another address still registers', async () => {
+    const before = await refusals()
+    const waiting = await Promise.all(Array.from({ length: 3 }, () => RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.1' })))
+    const extra = await RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.1' })
+    expect((await extra.closed).code).toBe(1013)
+    expect(await refusals()).toBe(before + 1)
+    const elsewhere = await RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.2' })
+    await expect(elsewhere.register({ device_id: uniqueDeviceId('pnp-addr') })).resolves.toMatchObject({ type: 'registered' })
+    // A slot of the first address frees once one of its sockets registers.
+    await waiting[0]!.register({ device_id: uniqueDeviceId('pnp-addr') })
+    const next = await RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.1' })
+    await expect(next.register({ device_id: uniqueDeviceId('pnp-addr') })).resolves.toMatchObject({ type: 'registered' })
+    for (const socket of [...waiting, elsewhere, next]) await socket.close()
+  })
+
+  it('counts by the forwarded client address behind a trusted balancer', async () => {
+    const via = (client: string) => RawDevice.open(gw.linkUrl, { localAddress: '127.0.0.3', headers: { 'x-forwarded-for': client } })
+    const waiting = await Promise.all(Array.from({ length: 3 }, () => via('198.51.100.7')))
+    expect((await (await via('198.51.100.7')).closed).code).toBe(1013)
+    const other = await via('198.51.100.8')
+    await expect(other.register({ device_id: uniqueDeviceId('pnp-fwd') })).resolves.toMatchObject({ type: 'registered' })
+    for (const socket of [...waiting, other]) await socket.close()
   })
 })

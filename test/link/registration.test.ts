@@ -80,7 +80,8 @@ describe.each(DIALECTS)('device registration on %s', (dialect) => {
 
   it('registers 300 links opened at once, each holding its own record', async () => {
     const ids = Array.from({ length: 300 }, (_, i) => `pnp-reg-many-${i}`)
-    const devices = await Promise.all(ids.map((device_id) => RawDevice.link(gw.linkUrl, { device_id, hostname: `host-${device_id}` })))
+    // From 3 addresses: at most 100 await their register frame per address (the default limit).
+    const devices = await Promise.all(ids.map((device_id, i) => RawDevice.link(gw.linkUrl, { device_id, hostname: `host-${device_id}` }, undefined, { localAddress: `127.0.0.${1 + (i % 3)}` })))
     const records = await gw.storage.db.selectFrom('devices').select(['device_id', 'hostname', 'link_id']).where('device_id', 'in', ids).execute()
     expect(records).toHaveLength(300)
     for (const r of records) expect(r).toMatchObject({ hostname: `host-${r.device_id}`, link_id: expect.any(String) })
@@ -193,6 +194,23 @@ describe.each(DIALECTS)('enrollment on %s', (dialect) => {
     const listed = await gw.app.inject({ method: 'GET', url: `/api/v1/devices/${id}`, headers: { authorization: await gw.auth('root') } })
     expect(listed.statusCode).toBe(200)
     expect(listed.json().device).toMatchObject({ device_id: id, registered: true, alive: true })
+    await later.close()
+  })
+
+  it('after a key reset, takes a new key only with the enroll token (4401 without it)', async () => {
+    const id = uniqueDeviceId()
+    const first = await RawDevice.link(gw.linkUrl, { device_id: id, enroll_token: 'enroll-secret' })
+    const reset = await gw.app.inject({ method: 'DELETE', url: `/api/v1/admin/devices/${id}/key`, headers: { authorization: await gw.auth('root') } })
+    expect(reset.statusCode).toBe(200)
+    expect((await first.closed).code).toBe(4401)
+    for (const enroll_token of [undefined, 'wrong-secret']) {
+      const device = await RawDevice.open(gw.linkUrl)
+      await expect(device.register({ device_id: id, key: 'a-new-key-after-reset', ...(enroll_token ? { enroll_token } : {}) })).rejects.toThrow(/closed 4401/)
+    }
+    // Neither refusal recorded its key: the one presented with the token is trusted.
+    const enrolled = await RawDevice.link(gw.linkUrl, { device_id: id, key: 'another-key-after-reset', enroll_token: 'enroll-secret' })
+    await enrolled.close()
+    const later = await RawDevice.link(gw.linkUrl, { device_id: id, key: 'another-key-after-reset' })
     await later.close()
   })
 })

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { CLI, assertBuilt, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { commandLineOf, nodeFlagsBefore, processesOfGroup } from '../helpers/node-command-line.js'
 
-const dataDir = () => path.join(mkdtempSync(path.join(tmpdir(), 'fg-flags-')), 'data')
+// Not named after flags: the log names DATA_DIR (where the generated console token is written).
+const dataDir = () => path.join(mkdtempSync(path.join(tmpdir(), 'fg-bare-node-')), 'data')
 
 /** Any log line about Node or V8 flags (the server once warned when one was missing). */
 const FLAG_WARNING = /flag|memory.reducer|pretenur|started without|NODE_OPTIONS/i

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { hashPasswordSync, parsePasswordHash, verifyPassword } from '../../src/auth/password-hash.js'
+import { PRODUCTION_ENV } from '../helpers/production-env.js'
 import { assertBuilt, CLI, runCli, startServerProcess } from '../helpers/server-process.js'
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'fg-passwords-'))
@@ -33,8 +34,7 @@ describe('passwords in a started fleetgate', () => {
     const users = { admin: { password: 'Strong-Admin-Pw', role: 'admin' }, eve: { password: 'Eve-Pw-123', role: 'user' }, ops: { password_hash: phc, role: 'user' } }
     const server = await startServerProcess({
       DATA_DIR: path.join(tempDir(), 'data'),
-      NODE_ENV: 'production',
-      PLATFORM_REQUIRE_DEVICE_TOKEN: 'true',
+      ...PRODUCTION_ENV,
       CLOUD_AUTH_USERS: JSON.stringify(users),
     })
     try {

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { hashPasswordSync } from '../../src/auth/password-hash.js'
+import { PRODUCTION_ENV } from '../helpers/production-env.js'
 import { assertBuilt, killIfRunning, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { TEST_HASH_SPEC } from '../helpers/test-app.js'
 
@@ -37,7 +38,7 @@ describe('a production install (npm ci --omit=dev on built output)', () => {
 
     const users = JSON.stringify({ admin: { password_hash: hashPasswordSync('a-long-production-password', TEST_HASH_SPEC), role: 'admin' } })
     server = await startServerProcess(
-      { NODE_ENV: 'production', DATA_DIR: path.join(dir, 'data'), CLOUD_AUTH_USERS: users, PLATFORM_CONSOLE_TOKEN: 'prod-console-token' },
+      { ...PRODUCTION_ENV, DATA_DIR: path.join(dir, 'data'), CLOUD_AUTH_USERS: users, PLATFORM_CONSOLE_TOKEN: 'prod-console-token-of-32-characters' },
       false,
       path.join(dir, 'dist/src/cli/main.js'),
     )

@@ -2,7 +2,10 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { PRODUCTION_ENV } from '../helpers/production-env.js'
 import { runCli, startServerProcess } from '../helpers/server-process.js'
+
+const STRONG_ADMIN = JSON.stringify({ admin: { password: 'a-strong-password', role: 'admin' } })
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'fg-server-'))
 
@@ -28,19 +31,15 @@ describe('fleetgate serve as a process', () => {
     expect(await server.exited).toBe(0)
   })
 
-  it('warns loudly in production while platform devices need no token, and not once they do', async () => {
+  it('starts in production once it has everything production requires', async () => {
     const users = JSON.stringify({ admin: { password: 'a-strong-password', role: 'admin' } })
-    for (const [required, warned] of [['false', true], ['true', false]] as const) {
-      const server = await startServerProcess({ DATA_DIR: path.join(tempDir(), 'data'), NODE_ENV: 'production', CLOUD_AUTH_USERS: users, PLATFORM_REQUIRE_DEVICE_TOKEN: required })
-      try {
-        expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
-        if (warned) expect(server.stdout()).toMatch(/PLATFORM_REQUIRE_DEVICE_TOKEN is false in production/)
-        else expect(server.stdout()).not.toMatch(/PLATFORM_REQUIRE_DEVICE_TOKEN/)
-      } finally {
-        server.child.kill('SIGTERM')
-      }
-      expect(await server.exited).toBe(0)
+    const server = await startServerProcess({ DATA_DIR: path.join(tempDir(), 'data'), ...PRODUCTION_ENV, CLOUD_AUTH_USERS: users })
+    try {
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    } finally {
+      server.child.kill('SIGTERM')
     }
+    expect(await server.exited).toBe(0)
   })
 
   it('keeps its generated JWT secret across restarts', async () => {
@@ -72,6 +71,10 @@ describe('fleetgate serve as a process', () => {
     [{ NODE_ENV: 'production' }, 'CLOUD_AUTH_USERS'],
     [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'DATABASE_URL'],
     [{ NATS_URL: 'nats://127.0.0.1:1' }, 'NATS_URL'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_REQUIRE_DEVICE_TOKEN: 'false' }, 'PLATFORM_REQUIRE_DEVICE_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, DEVICE_ENROLL_TOKEN: '' }, 'DEVICE_ENROLL_TOKEN'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, CLOUD_JWT_SECRET: 'x'.repeat(31) }, 'CLOUD_JWT_SECRET'],
+    [{ ...PRODUCTION_ENV, CLOUD_AUTH_USERS: STRONG_ADMIN, PLATFORM_CONSOLE_TOKEN: 'c'.repeat(31) }, 'PLATFORM_CONSOLE_TOKEN'],
   ])('refuses to start with %j: one line naming %s, exit 1, nothing created', async (env, variable) => {
     const dataDir = path.join(tempDir(), 'data')
     const run = runCli(['serve'], { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', ...(env as Record<string, string>) })

@@ -65,6 +65,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext }> = a
         writeAudit(tx, { actor: request.user!.username, action: 'device.key_reset', outcome: reset ? 'reset' : 'not_found', device_id }),
       )
       if (!reset) throw notFound(`No device ${device_id}`)
+      // The link presented the old key: it ends with the key (4401), on whichever instance holds it (contract §17).
+      await bus.disconnect(device_id, CLOSE_CODES.unauthorized, 'device key reset by an administrator').catch((err: unknown) => {
+        request.log.warn({ err, device_id }, 'could not close the link of a device whose key was reset')
+      })
       return { success: true, device_id, key_reset: true }
     },
   )

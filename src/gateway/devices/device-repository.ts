@@ -119,7 +119,9 @@ export class DeviceRepository implements LinkStore {
       const row = await this.db.selectFrom('devices').select('key_hash').where('device_id', '=', frame.device_id).executeTakeFirst()
       if (row?.key_hash) return verifyDeviceKey(frame.key, row.key_hash) ? 'accepted' : 'wrong_key'
       if (row) {
-        // An administrator reset the key: the next key presented is trusted.
+        // An administrator reset the key: the next key presented is trusted, once it comes with
+        // the enroll token when one is set (contract §17: a reset id enrolls again).
+        if (enrollToken !== undefined && !sameSecret(frame.enroll_token, enrollToken)) return 'enroll_refused'
         const reset = await this.db
           .updateTable('devices')
           .set({ key_hash: hashDeviceKey(frame.key) })

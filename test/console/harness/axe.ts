@@ -13,7 +13,8 @@ export interface AxeViolation {
 
 /** Runs axe-core in the page; returns the serious and critical violations (contract §12: none allowed). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ content: axeSource })
+  // Evaluated, not added as a script element: the console's Content-Security-Policy refuses inline scripts.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe
     const result = await axe.run()

@@ -38,6 +38,17 @@ export function launchChromium(): Promise<Browser> {
 export async function newContext(browser: Browser, baseURL: string, locale = 'en-US', options: BrowserContextOptions = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL, locale, viewport: { width: 1280, height: 860 }, ...options })
   context.setDefaultTimeout(15_000)
+  // Whatever the console's Content-Security-Policy refuses (Chromium says so on the console)
+  // fails the journey when it closes its context: the policy must not break the console.
+  const refused: string[] = []
+  context.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) refused.push(message.text())
+  })
+  const close = context.close.bind(context)
+  context.close = async (...args) => {
+    await close(...args)
+    if (refused.length > 0) throw new Error(`the console's Content-Security-Policy refused:\n${refused.join('\n')}`)
+  }
   return context
 }
 

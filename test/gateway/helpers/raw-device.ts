@@ -56,8 +56,8 @@ export class RawDevice {
   }
 
   /** Opens a link and registers; resolves once `registered` arrived. */
-  static async link(linkUrl: string, fields: RegisterFields, handler: RequestHandler = echo): Promise<RawDevice> {
-    const device = await RawDevice.open(linkUrl)
+  static async link(linkUrl: string, fields: RegisterFields, handler: RequestHandler = echo, options: WebSocket.ClientOptions = {}): Promise<RawDevice> {
+    const device = await RawDevice.open(linkUrl, options)
     device.handler = handler
     const registered = await device.register(fields)
     if (registered.type !== 'registered') throw new Error(`registration failed: ${JSON.stringify(registered)}`)
