@@ -5,6 +5,8 @@ import { nkeys } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findNatsServer, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js'
 import { ConfigError } from '../../src/config/config-error.js'
+import { NatsRpc } from '../../src/link/bus/nats-rpc.js'
+import { BusSigner, signedConnection } from '../../src/nats/bus-signature.js'
 import { connectNats, parseNatsUrl, probeNats } from '../../src/nats/connect-nats.js'
 
 const withCredentials = (url: string, credentials: string) => url.replace('nats://', `nats://${credentials}@`)
@@ -89,5 +91,24 @@ describe.skipIf(!findNatsServer())('NATS with credentials', () => {
     expect((await refusal(connectNats(withNkey.url, 'test'))).variable).toBe('NATS_URL')
     const missing = await refusal(connectNats({ url: withNkey.url, creds: path.join(dir, 'absent.creds') }, 'test'))
     expect(missing.variable).toBe('NATS_CREDS')
+  })
+
+  it('lets fleetgate in with the example deploy/nats/nats-server.conf: its user, its subjects and inboxes, signed', async () => {
+    const conf = new URL('../../deploy/nats/nats-server.conf', import.meta.url).pathname
+    const server = await startNatsServer({ args: ['-c', conf, '-m', '0'] })
+    try {
+      const url = withCredentials(server.url, 'fleetgate:change-me-to-a-long-random-password')
+      const signer = new BusSigner('k'.repeat(32))
+      const [one, two] = await Promise.all([connectNats(url, 'a'), connectNats(url, 'b')])
+      const a = new NatsRpc(signedConnection(one, signer))
+      const b = new NatsRpc(signedConnection(two, signer))
+      b.serve('fleetgate.device.x.request', async (value) => ({ echo: value }), () => undefined)
+      await two.flush()
+      await expect(a.request('fleetgate.device.x.request', { n: 1 }, 2000)).resolves.toEqual({ echo: { n: 1 } })
+      await Promise.all([one.close(), two.close()])
+      expect((await refusal(probeNats(server.url))).variable).toBe('NATS_URL')
+    } finally {
+      await server.destroy()
+    }
   })
 })
