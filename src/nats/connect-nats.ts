@@ -99,6 +99,7 @@ function refusal(err: unknown, nats: NatsSettings): ConfigError {
     const given = nats.creds ? 'the credentials of NATS_CREDS' : natsUrlHasCredentials(nats.url) ? 'the credentials in NATS_URL' : 'no credentials (NATS_URL names none, NATS_CREDS is unset)'
     return new ConfigError('NATS_URL', `NATS refused the connection: authorization violation with ${given}`)
   }
+  if (/certificate/i.test(message ?? '')) return new ConfigError('NATS_URL', `NATS TLS failed: ${message} (a server certificate from a private CA needs NATS_TLS_CA)`)
   return new ConfigError('NATS_URL', `NATS unreachable: ${message ?? String(err)}`)
 }
 

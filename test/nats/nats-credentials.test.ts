@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { nkeys } from 'nats'
@@ -112,3 +113,41 @@ describe.skipIf(!findNatsServer())('NATS with credentials', () => {
     }
   })
 })
+
+const openssl = ['/usr/bin/openssl', '/usr/local/bin/openssl'].find((p) => existsSync(p))
+
+describe.skipIf(!findNatsServer() || !openssl)('NATS over TLS with a private CA', () => {
+  let server: NatsServer
+  const dir = mkdtempSync(path.join(tmpdir(), 'fg-nats-tls-'))
+  const file = (name: string) => path.join(dir, name)
+  beforeAll(async () => {
+    const run = (...args: string[]) => execFileSync(openssl!, args, { stdio: 'ignore' })
+    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=fleetgate test CA', '-keyout', file('ca-key.pem'), '-out', file('ca.pem'))
+    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', file('server-key.pem'), '-out', file('server.csr'))
+    writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+    run('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca-key.pem'), '-CAcreateserial', '-days', '1', '-extfile', file('san.ext'), '-out', file('server.pem'))
+    server = await startNatsServer({ args: ['--tls', '--tlscert', file('server.pem'), '--tlskey', file('server-key.pem'), '--user', 'fleetgate', '--pass', 's3cret'] })
+  })
+  afterAll(async () => {
+    await server?.destroy()
+  })
+
+  it('connects with tls:// and NATS_TLS_CA, and is refused without the CA, naming NATS_URL', async () => {
+    const url = withCredentials(server.url, 'fleetgate:s3cret').replace('nats://', 'tls://')
+    const nc = await connectNats({ url, tlsCa: file('ca.pem') }, 'test')
+    await nc.flush()
+    await nc.close()
+    const refused = await refusalOf(connectNats(url, 'test'))
+    expect(refused.variable).toBe('NATS_URL')
+    expect(refused.message).toMatch(/NATS_TLS_CA/)
+  })
+})
+
+async function refusalOf(attempt: Promise<unknown>): Promise<ConfigError> {
+  const err = await attempt.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(err).toBeInstanceOf(ConfigError)
+  return err as ConfigError
+}
