@@ -1,6 +1,7 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type PublishOptions, type Subscription, type SubscriptionOptions } from 'nats'
 import { Counter, type Registry } from 'prom-client'
+import { sameDigest } from '../auth/secrets.js'
 
 /** Milliseconds since the epoch at which the message was signed. */
 export const TIMESTAMP_HEADER = 'fg-ts'
@@ -62,7 +63,7 @@ export class BusSigner {
     if (!ts || !sig) return 'unsigned'
     const given = Buffer.from(sig, 'base64url')
     const expected = this.mac(ts, msg.subject, msg.reply, msg.data)
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature'
+    if (!sameDigest(given, expected)) return 'bad_signature'
     const at = Number(ts)
     if (!Number.isFinite(at) || Math.abs(this.now() - at) > SIGNATURE_WINDOW_MS) return 'stale'
     return undefined
