@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { assertBuilt, runCli } from '../helpers/server-process.js'
 import { busProductionProblems, loadConfig } from '../../src/config/config.js'
 import { configError } from '../helpers/config-error.js'
 
@@ -46,5 +50,18 @@ describe('production settings of the bus between instances (§17)', () => {
   it('counts bytes, not characters, in CLUSTER_KEY', () => {
     expect(busProductionProblems({ NATS_URL: 'nats://fg:pw@h:4222', CLUSTER_KEY: 'é'.repeat(16) })).toEqual([])
     expect(busProductionProblems({ NATS_URL: 'nats://fg:pw@h:4222', CLUSTER_KEY: 'é'.repeat(15) })).toHaveLength(1)
+  })
+})
+
+describe('fleetgate serve in production with NATS_URL', () => {
+  it.each([
+    ['a NATS_URL without credentials', { NATS_URL: 'nats://127.0.0.1:4222', CLUSTER_KEY: KEY }, 'NATS_URL'],
+    ['no CLUSTER_KEY', { NATS_URL: 'nats://fg:pw@127.0.0.1:4222' }, 'CLUSTER_KEY'],
+  ])('refuses to start with %s: one line naming %s, exit 1', async (_case, env, variable) => {
+    assertBuilt()
+    const run = runCli(['serve'], { ...PRODUCTION, DATA_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'fg-bus-')), 'data'), ...env })
+    expect(await run.exited).toBe(1)
+    expect(run.err().trim().split('\n')).toHaveLength(1)
+    expect(run.err()).toMatch(new RegExp(`^fleetgate: invalid configuration: ${variable}: `))
   })
 })
