@@ -85,9 +85,10 @@ export class BusSigner {
 /**
  * The server's own "no responders" answer (status 503, no payload) cannot be signed: it is let
  * through. A forger can send one too, which fails a request at once as "not linked" — a denial
- * the forger could cause anyway by flooding — but can never stand for an answer.
+ * the forger could cause anyway by flooding — but can never stand for an answer. Only on reply
+ * inboxes: anywhere else it would be a request or an event, and is refused like any unsigned one.
  */
-const isNoResponders = (msg: Msg) => msg.data.length === 0 && msg.headers?.code === 503
+const isNoResponders = (msg: Msg) => msg.data.length === 0 && msg.subject.startsWith('_INBOX.') && msg.headers?.code === 503
 
 const bytesOf = (data: Uint8Array | string | undefined): Uint8Array => (data === undefined ? new Uint8Array() : typeof data === 'string' ? encoder.encode(data) : data)
 
