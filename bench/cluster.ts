@@ -99,6 +99,8 @@ export default async function cluster(args: string[]): Promise<void> {
     CLOUD_AUTH_USERS: JSON.stringify({ bench: { password: 'bench-password', role: 'admin' } }),
     PLATFORM_CONSOLE_TOKEN: 'bench-console-token',
     CLOUD_JWT_SECRET: 'bench-jwt-secret-0123456789',
+    // BENCH_CLUSTER_KEY=<32+ bytes>: the instances sign every NATS message (the cost of §17's signatures).
+    ...(process.env.BENCH_CLUSTER_KEY ? { CLUSTER_KEY: process.env.BENCH_CLUSTER_KEY } : {}),
   }
   const instances: ChildProcess[] = []
   let agent: DeviceAgent | undefined

@@ -31,6 +31,7 @@ import { installGracefulClose, type GracefulCloseOptions } from './http/graceful
 import { installJsonBodyParser } from './http/json-body-parser.js'
 import { installRequestMetrics } from './http/request-metrics.js'
 import { createMetrics } from './metrics/metrics.js'
+import { natsSettings } from './nats/connect-nats.js'
 import { installOpenApi } from './http/openapi.js'
 import { installPrefixGuards } from './http/prefix-guards.js'
 import { privateOpsGuards } from './http/private-ops.js'
@@ -151,6 +152,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
   const consoleToken = config.platformConsoleToken ?? (await generatedConsoleToken(storage.db, config.dataDir, app.log))
   const users = new UserDirectory(config.authUsers, storage.db)
   const tokens = new TokenService(secret, config.jwtExpireHours)
+  const metrics = createMetrics()
   return {
     config,
     instanceId: config.instanceId ?? generatedInstanceId(),
@@ -159,12 +161,12 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     tokens,
     authenticator: new Authenticator(tokens, users),
     loginThrottle: new LoginThrottle(storage, 'login'),
-    metrics: createMetrics(),
+    metrics,
     consoleToken,
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
-    events: options.eventBus ?? (await createEventBus(config.natsUrl, app.log, isFleetEvent)),
+    events: options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry)),
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
   }
 }

@@ -6,7 +6,7 @@ import { loadConfig, type Config, type Env } from './config/config.js'
 import { loadDotEnv } from './config/dot-env.js'
 import { serverLogger } from './http/server-logger.js'
 import { ShutdownDrain } from './http/shutdown-drain.js'
-import { probeNats } from './nats/connect-nats.js'
+import { natsSettings, probeNats } from './nats/connect-nats.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -37,7 +37,8 @@ const KEEP_ALIVE_DRAIN_MS = 3000
 export async function serve(env: Env = process.env): Promise<FastifyInstance> {
   loadDotEnv(env)
   const config = loadConfig(env)
-  if (config.natsUrl) await probeNats(config.natsUrl)
+  const nats = natsSettings(config)
+  if (nats) await probeNats(nats)
   const storage = await openConfiguredStorage(config)
   const drain = new ShutdownDrain(config.shutdownDrain)
   const app = await buildApp(config, { storage, loggerInstance: serverLogger(config.logLevel), gracefulClose: { keepAliveDrainMs: KEEP_ALIVE_DRAIN_MS, drain } })

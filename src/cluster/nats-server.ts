@@ -33,9 +33,11 @@ export function findNatsServer(): string | undefined {
 export interface NatsServerOptions {
   /** Also serve the monitoring endpoints (`-m`, on a spare port). */
   monitor?: boolean
+  /** More command-line arguments, e.g. `--user u --pass p` or `--auth token`. */
+  args?: readonly string[]
 }
 
-export async function startNatsServer({ monitor = false }: NatsServerOptions = {}): Promise<NatsServer> {
+export async function startNatsServer({ monitor = false, args = [] }: NatsServerOptions = {}): Promise<NatsServer> {
   const binary = findNatsServer()
   if (!binary) throw new Error('nats-server is not installed (Debian: apt-get install -y nats-server)')
   const port = await freePort()
@@ -46,7 +48,7 @@ export async function startNatsServer({ monitor = false }: NatsServerOptions = {
   process.once('exit', killAtExit)
 
   const start = async () => {
-    const proc = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...(monitorPort ? ['-m', String(monitorPort)] : [])], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const proc = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...(monitorPort ? ['-m', String(monitorPort)] : []), ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = proc
     exited = once(proc, 'exit')
     let output = ''

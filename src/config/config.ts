@@ -5,6 +5,8 @@ import path from 'node:path'
 import { hashPasswordSync, parsePasswordHash, PasswordHashError, verifyPasswordSync } from '../auth/password-hash.js'
 import { isPlainObject } from '@fleetgate/device-agent/lib'
 import { ConfigError } from './config-error.js'
+import { CLUSTER_KEY_MIN_BYTES } from '../nats/bus-signature.js'
+import { natsUrlHasCredentials } from '../nats/connect-nats.js'
 import { readEnv, type EnvValues } from './env-schema.js'
 
 export const ROLES = ['admin', 'user', 'wechat'] as const
@@ -34,6 +36,12 @@ export interface Config {
   dataDir: string
   database: DatabaseTarget
   natsUrl: string | undefined
+  /** `NATS_CREDS`: a creds or nkey seed file authenticating this instance to NATS. */
+  natsCreds: string | undefined
+  /** `NATS_TLS_CA`: the PEM file of the private CA of the NATS server. */
+  natsTlsCa: string | undefined
+  /** `CLUSTER_KEY`: signs every message between instances (src/nats/bus-signature.ts); unset → unsigned. */
+  clusterKey: string | undefined
   /** `INSTANCE_ID`: this process's name among several instances; unset → generated at start. */
   instanceId: string | undefined
   /** `TRUST_PROXY`: load balancers whose X-Forwarded-For names the client (rate limits, logs); unset → peer address. */
@@ -248,6 +256,27 @@ function refuseUnsafeProduction(e: EnvValues): void {
   }
 }
 
+const clusterKeyTooShort = (key: string) =>
+  Buffer.byteLength(key, 'utf8') < CLUSTER_KEY_MIN_BYTES ? `must be at least ${CLUSTER_KEY_MIN_BYTES} bytes (got ${Buffer.byteLength(key, 'utf8')})` : undefined
+
+/**
+ * §17, the bus between instances: with NODE_ENV=production and NATS_URL set, NATS must be told
+ * who we are (credentials in NATS_URL or NATS_CREDS) and every message must be signed (CLUSTER_KEY).
+ */
+export function busProductionProblems(env: Pick<EnvValues, 'NATS_URL' | 'NATS_CREDS' | 'CLUSTER_KEY'>): { name: string; message: string }[] {
+  if (!env.NATS_URL) return []
+  const problems: { name: string; message: string }[] = []
+  if (!env.NATS_CREDS && !natsUrlHasCredentials(env.NATS_URL)) {
+    problems.push({ name: 'NATS_URL', message: 'NODE_ENV=production refuses a NATS_URL without credentials (nats://user:pass@host:port, nats://token@host:port) while NATS_CREDS is unset' })
+  }
+  if (!env.CLUSTER_KEY) problems.push({ name: 'CLUSTER_KEY', message: 'NODE_ENV=production with NATS_URL requires CLUSTER_KEY (at least 32 bytes, the same on every instance) to sign messages between instances' })
+  else {
+    const short = clusterKeyTooShort(env.CLUSTER_KEY)
+    if (short) problems.push({ name: 'CLUSTER_KEY', message: short })
+  }
+  return problems
+}
+
 /**
  * Parses and validates the environment (declared once, in `env-schema.ts`). Pure: reads only
  * the firmware key file, creates nothing.
@@ -261,6 +290,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('CLOUD_AUTH_USERS', 'NODE_ENV=production refuses the default password of user admin; set another one')
   }
   if (production) refuseUnsafeProduction(e)
+  const clusterKeyProblem = e.CLUSTER_KEY !== undefined ? clusterKeyTooShort(e.CLUSTER_KEY) : undefined
+  if (clusterKeyProblem) throw new ConfigError('CLUSTER_KEY', clusterKeyProblem)
+  const [busProblem] = production ? busProductionProblems(e) : []
+  if (busProblem) throw new ConfigError(busProblem.name, busProblem.message)
   const appid = e.WECHAT_APPID
   const secret = e.WECHAT_SECRET
   const wechatApiBase = e.WECHAT_API_BASE.replace(/\/+$/, '')
@@ -275,6 +308,9 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: parseDatabase(env, dataDir),
     natsUrl: e.NATS_URL,
+    natsCreds: e.NATS_CREDS,
+    natsTlsCa: e.NATS_TLS_CA,
+    clusterKey: e.CLUSTER_KEY,
     instanceId: e.INSTANCE_ID,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     opsEndpoints: e.OPS_ENDPOINTS as Config['opsEndpoints'],

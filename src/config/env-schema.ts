@@ -19,7 +19,10 @@ export const EnvSchema = Type.Object(
     HOST: Type.String({ default: '0.0.0.0', description: 'listen address' }),
     DATA_DIR: Type.String({ default: './data', description: 'SQLite file and other local state' }),
     DATABASE_URL: Text('sqlite:<path>, sqlite::memory: or postgres://…; unset: SQLite in DATA_DIR'),
-    NATS_URL: Text('set: device requests routed across instances over NATS'),
+    NATS_URL: Text('set: device requests routed across instances over NATS; nats://user:pass@host:port or nats://token@host:port for credentials, tls://… for TLS; comma-separated for several servers'),
+    NATS_CREDS: Text('path to a NATS creds file (user JWT + nkey seed) or an nkey seed file, to authenticate to NATS'),
+    NATS_TLS_CA: Text('path to the PEM certificate of a private CA that signed the NATS server\'s certificate (implies TLS)'),
+    CLUSTER_KEY: Text('at least 32 bytes, the same on every instance: signs every message between instances over NATS (HMAC-SHA256); unsigned messages are ignored. Unset: unsigned (development only)'),
     INSTANCE_ID: Type.Optional(
       Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$', description: "this instance's name among several (1–64 of A–Z a–z 0–9 . _ : -); unset: hostname-pid-random" }),
     ),

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { connectNats } from '../nats/connect-nats.js'
+import type { Registry } from 'prom-client'
+import { busSigner, signedConnection } from '../nats/bus-signature.js'
+import { asNatsSettings, connectNats, type NatsSettings } from '../nats/connect-nats.js'
 import type { EventBus } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
@@ -8,12 +10,16 @@ import { NatsEventBus } from './nats-event-bus.js'
 /**
  * The one place that picks the event bus: NATS when `NATS_URL` is set, else in-process.
  * `isEvent` tells the events of the app (`src/fleet-event.ts`) from anything else on the subject.
+ * With a cluster key every event is signed, and one without a valid signature is ignored (counted in `metrics`).
  */
 export async function createEventBus<E extends EventEnvelope>(
-  natsUrl: string | undefined,
+  nats: string | NatsSettings | undefined,
   log: FastifyBaseLogger,
   isEvent: (value: unknown) => value is E,
+  metrics?: Registry,
 ): Promise<EventBus<E>> {
-  if (!natsUrl) return new InProcessEventBus<E>()
-  return new NatsEventBus(await connectNats(natsUrl, 'fleetgate-events', { noEcho: true }), log, isEvent)
+  if (!nats) return new InProcessEventBus<E>()
+  const settings = asNatsSettings(nats)
+  const nc = await connectNats(settings, 'fleetgate-events', { noEcho: true })
+  return new NatsEventBus(signedConnection(nc, busSigner(settings.clusterKey, metrics)), log, isEvent)
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
 import { LoginThrottle } from '../auth/login-throttle.js'
+import { natsSettings } from '../nats/connect-nats.js'
 import { createDeviceBus } from '../link/bus/create-device-bus.js'
 import { deviceLinkRoute } from '../link/device-link-route.js'
 import { createLinkMetrics } from '../link/link-metrics.js'
@@ -41,7 +42,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const { config } = deps
   const options = { ...linkDefaults(), maxAwaitingPerAddress: config.deviceLinkMaxAwaitingPerAddress, ...link }
   const registry = new LinkRegistry()
-  const { bus, bindingRemovals, readiness } = await createDeviceBus(config.natsUrl, registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId)
+  const { bus, bindingRemovals, readiness } = await createDeviceBus(natsSettings(config), registry, config.deviceAliveSeconds * 1000, deps.log, deps.instanceId, deps.metrics.registry)
   if (readiness) deps.readiness.push(readiness)
   // Runs after the device link's preClose closed every link, before the root closes storage.
   app.addHook('onClose', async () => {

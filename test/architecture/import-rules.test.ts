@@ -31,7 +31,7 @@ const RULES: Rule[] = [
     not: ['auth/', 'cli/', 'events/', 'firmware/', 'gateway/', 'http/', 'link/', 'nats/', 'platform/', 'sdk/', 'sim/', 'app.ts', 'app-deps.ts', 'fleet-event.ts', 'server.ts', 'index.ts'],
     why: 'storage imports no route, link, event or capability module',
   },
-  { from: 'nats/', only: ['nats/', 'config/'], why: 'the NATS connection helper is plumbing under every bus and knows none of them' },
+  { from: 'nats/', only: ['nats/', 'config/', 'auth/secrets.ts'], why: 'the NATS connection helper is plumbing under every bus and knows none of them (its signatures share the constant-time digest compare, a leaf file)' },
   {
     from: 'events/',
     not: ['gateway/', 'platform/', 'link/', 'firmware/', 'app-deps.ts', 'app.ts', 'fleet-event.ts'],

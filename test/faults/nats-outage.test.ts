@@ -5,6 +5,7 @@ import { delay } from '../../src/lib/time.js'
 import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { findNatsServer, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js'
 import { postgresServerProblem, startPostgresServer, type PostgresServer } from '../../src/cluster/postgres-server.js'
+import { TEST_CLUSTER_ENV } from '../helpers/nats.js'
 import { assertBuilt, startServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { TEST_AUTH_USERS } from '../helpers/test-app.js'
 import { isServiceUnavailable, SteadyLoad, timeline, type Outcome } from './steady-load.js'
@@ -43,6 +44,7 @@ describe.skipIf(!runnable())('NATS outage under light steady load (two instances
       CLOUD_AUTH_USERS: TEST_AUTH_USERS,
       PLATFORM_CONSOLE_TOKEN: 'fault-console-token',
       DEVICE_REQUEST_TIMEOUT_MS: String(DEVICE_TIMEOUT_MS),
+      ...TEST_CLUSTER_ENV,
     })
     // One after the other: the first one migrates the database.
     servers.push(await startServerProcess(env('fault-a')))

@@ -33,3 +33,9 @@ export async function natsReachable(what: string): Promise<boolean> {
   console.warn(`\n!!! ${problem}: skipping ${what} !!!\n`)
   return false
 }
+
+/**
+ * `TEST_CLUSTER_KEY=<32 bytes or more>`: the instances the NATS suites start sign their messages
+ * with it (`CLUSTER_KEY`), so the same suites check the signed bus.
+ */
+export const TEST_CLUSTER_ENV: Readonly<Record<string, string>> = process.env.TEST_CLUSTER_KEY ? { CLUSTER_KEY: process.env.TEST_CLUSTER_KEY } : {}

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ReadinessCheck } from '../../http/ops-routes.js'
-import { connectNats } from '../../nats/connect-nats.js'
+import type { Registry } from 'prom-client'
+import { busSigner, signedConnection } from '../../nats/bus-signature.js'
+import { asNatsSettings, connectNats, type NatsSettings } from '../../nats/connect-nats.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { BindingRemovals } from './binding-removals.js'
 import type { DeviceBus } from './device-bus.js'
@@ -17,17 +19,22 @@ export interface DeviceBusSetup {
   readiness?: ReadinessCheck
 }
 
-/** The one place that picks the device bus (and its binding-removal channel): NATS when `NATS_URL` is set, else in-process. */
+/**
+ * The one place that picks the device bus (and its binding-removal channel): NATS when `NATS_URL` is set, else in-process.
+ * With a cluster key every message on the connection is signed and checked (refusals counted in `metrics`).
+ */
 export async function createDeviceBus(
-  natsUrl: string | undefined,
+  nats: string | NatsSettings | undefined,
   registry: LinkRegistry,
   aliveMs: number,
   log: FastifyBaseLogger,
   instanceId: string,
+  metrics?: Registry,
 ): Promise<DeviceBusSetup> {
-  if (!natsUrl) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId), bindingRemovals: new InProcessBindingRemovals() }
+  if (!nats) return { bus: new InProcessDeviceBus(registry, aliveMs, instanceId), bindingRemovals: new InProcessBindingRemovals() }
+  const settings = asNatsSettings(nats)
   // noAsyncTraces: otherwise every request builds an Error (stack trace) up front, just in case it times out.
-  const connection = await connectNats(natsUrl, 'fleetgate', { noAsyncTraces: true })
+  const connection = signedConnection(await connectNats(settings, 'fleetgate', { noAsyncTraces: true }), busSigner(settings.clusterKey, metrics))
   const bus = new NatsDeviceBus(connection, registry, aliveMs, log, instanceId)
   return {
     bus,

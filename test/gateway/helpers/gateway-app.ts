@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../../src/app.js'
 import { loadConfig, type Env } from '../../../src/config/config.js'
+import { TEST_CLUSTER_ENV } from '../../helpers/nats.js'
 import type { EventBus } from '../../../src/events/event-bus.js'
 import type { EventOptions } from '../../../src/events/event-options.js'
 import type { FleetEvent } from '../../../src/fleet-event.js'
@@ -33,7 +34,7 @@ export async function startGatewayApp(
   env: Env = {},
   options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent>; rollouts?: RolloutOptions; presence?: InstancePresenceOptions } = {},
 ): Promise<GatewayApp> {
-  const config = loadConfig({ CLOUD_AUTH_USERS: TEST_AUTH_USERS, PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...env })
+  const config = loadConfig({ CLOUD_AUTH_USERS: TEST_AUTH_USERS, PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...TEST_CLUSTER_ENV, ...env })
   const database = options.database ?? testDatabase(dialect)
   const storage = await openStorage(database.target)
   await storage.migrate()
