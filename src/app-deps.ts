@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Authenticator } from './auth/authenticator.js'
 import type { LoginThrottle } from './auth/login-throttle.js'
+import type { SessionRevocations } from './auth/session-revocations.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
@@ -20,6 +21,8 @@ export interface AppDeps {
   users: UserDirectory
   tokens: TokenService
   authenticator: Authenticator
+  /** Sessions ended by logout, shared by every instance through the database. */
+  sessions: SessionRevocations
   /** Failed logins per (client address, username); also used for device login. */
   loginThrottle: LoginThrottle
   metrics: Metrics

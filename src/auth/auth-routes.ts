@@ -1,24 +1,32 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../errors.js'
 import type { AppDeps } from '../app-deps.js'
-import { LoginBody, TokenAnswer, WechatLoginBody } from './auth-schemas.js'
-import { throttleKey } from './login-throttle.js'
+import { LoginBody, LogoutAnswer, TokenAnswer, WechatLoginBody } from './auth-schemas.js'
+import { LoginLimits } from './login-limits.js'
 import { exchangeWechatCode } from './wechat-client.js'
 
-/** POST /api/v1/auth/login, /wechat-login, /refresh (contract §3). */
+/** POST /api/v1/auth/login, /wechat-login, /refresh, /logout (contract §3, §17). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const { users, tokens, authenticator, loginThrottle, config } = deps
+  const { users, tokens, authenticator, sessions, config } = deps
+  const limits = new LoginLimits(deps.storage, deps.loginThrottle)
   const tags = ['auth']
 
   app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
-    const key = throttleKey(request.ip, username)
-    await loginThrottle.claim(key, 'Too many failed logins; try again later')
-    const user = await users.authenticate(username, password)
+    const attempt = await limits.password(request.ip, username)
+    let user
+    try {
+      user = await users.authenticate(username, password)
+    } catch (err) {
+      // Not a wrong credential (503 server_busy, a database error): it does not count as one.
+      await attempt.abandoned()
+      throw err
+    }
     if (!user) {
+      attempt.failed()
       throw new AppError('unauthorized', 'Wrong username or password')
     }
-    await loginThrottle.succeed(key)
+    await attempt.succeeded()
     return { success: true, ...(await tokens.sign(user)), user }
   })
 
@@ -31,6 +39,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
       },
     },
     async (request) => {
+      await limits.address(request.ip)
       const { openid } = await exchangeWechatCode(config.wechat!, request.body.code, deps.wechatTimeoutMs)
       const user = await users.upsertWechatUser(openid, request.body.profile ?? {})
       return { success: true, ...(await tokens.sign(user)), user }
@@ -42,7 +51,25 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     { schema: { tags, security: [{ bearer: [] }], response: { 200: TokenAnswer } }, preHandler: authenticator.userHook },
     async (request) => {
       const user = request.user!
-      return { success: true, ...(await tokens.sign(user)), user }
+      return { success: true, ...(await tokens.sign(user, tokens.refreshable(request.tokenClaims!))), user }
+    },
+  )
+
+  app.post(
+    '/logout',
+    {
+      schema: {
+        tags,
+        summary: 'Ends the session of the token sent (it and every token refreshed from the same login), on every instance',
+        security: [{ bearer: [] }],
+        response: { 200: LogoutAnswer },
+      },
+      preHandler: authenticator.userHook,
+    },
+    async (request) => {
+      const claims = request.tokenClaims!
+      await sessions.revoke(claims.sid, tokens.sessionEndMs(claims))
+      return { success: true as const }
     },
   )
 }
