@@ -11,7 +11,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
   const limits = new LoginLimits(deps.storage, deps.loginThrottle)
   const tags = ['auth']
 
-  app.post('/login', { schema: { tags, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
+  const loginLimits =
+    'Limits (contract §3, §17): 30 logins a minute per client address (an IPv6 /64), password and mini-program together, ' +
+    'then 429 rate_limited with Retry-After; 10 failures per (address, username) and 20 per username in 15 minutes, then 429 until the window ends, ' +
+    'even with the right password; too many password checks at once → 503 server_busy with Retry-After.'
+
+  app.post('/login', { schema: { tags, summary: 'Log in with a username and password', description: loginLimits, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
     const { username, password } = request.body
     const attempt = await limits.password(request.ip, username)
     let user
@@ -33,7 +38,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
   app.post(
     '/wechat-login',
     {
-      schema: { tags, body: WechatLoginBody, response: { 200: TokenAnswer } },
+      schema: { tags, summary: 'Log in with a mini-program code', description: loginLimits, body: WechatLoginBody, response: { 200: TokenAnswer } },
       preValidation: async () => {
         if (!config.wechat) throw new AppError('not_configured', 'Mini-program login is not configured')
       },
@@ -48,7 +53,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
 
   app.post(
     '/refresh',
-    { schema: { tags, security: [{ bearer: [] }], response: { 200: TokenAnswer } }, preHandler: authenticator.userHook },
+    {
+      schema: {
+        tags,
+        summary: 'A new token of the same session',
+        description: 'Refused (401) once the session’s first login is CLOUD_JWT_MAX_SESSION_HOURS old; no token outlives its session.',
+        security: [{ bearer: [] }],
+        response: { 200: TokenAnswer },
+      },
+      preHandler: authenticator.userHook,
+    },
     async (request) => {
       const user = request.user!
       return { success: true, ...(await tokens.sign(user, tokens.refreshable(request.tokenClaims!))), user }
@@ -60,7 +74,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     {
       schema: {
         tags,
-        summary: 'Ends the session of the token sent (it and every token refreshed from the same login), on every instance',
+        summary: 'End the session of this token',
+        description: 'Ends the token sent and every token refreshed from the same login, on every instance at once.',
         security: [{ bearer: [] }],
         response: { 200: LogoutAnswer },
       },
