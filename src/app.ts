@@ -115,6 +115,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
   app.decorateRequest('user', null)
   app.decorateRequest('tokenClaims', null)
+  app.decorateRequest('sessionCheck', null)
+  // Before any handler: a session ended by logout (on any instance) is refused (see Authenticator.userHook).
+  app.addHook('preHandler', deps.authenticator.sessionHook)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()

@@ -61,7 +61,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
         security: [{ bearer: [] }],
         response: { 200: TokenAnswer },
       },
-      preHandler: authenticator.userHook,
+      preHandler: authenticator.requireUser,
     },
     async (request) => {
       const user = request.user!
@@ -79,7 +79,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
         security: [{ bearer: [] }],
         response: { 200: LogoutAnswer },
       },
-      preHandler: authenticator.userHook,
+      preHandler: authenticator.requireUser,
     },
     async (request) => {
       const claims = request.tokenClaims!

@@ -10,6 +10,11 @@ declare module 'fastify' {
     user: AuthUser | null
     /** The claims of the request's token (session id, first login), set with `user`. */
     tokenClaims: TokenClaims | null
+    /**
+     * Whether the token's session was ended, being read (set by `userHook`'s fast path, awaited by
+     * `sessionHook` before the handler); an Error when the read failed. Never rejects.
+     */
+    sessionCheck: Promise<boolean | Error> | null
   }
 }
 
@@ -81,9 +86,36 @@ export class Authenticator {
     request.tokenClaims = found.claims
   }
 
-  /** onRequest/preHandler hook: any authenticated gateway user. */
+  /**
+   * onRequest hook (only there): any authenticated gateway user. A callback hook: for a token
+   * already verified of a configured user it answers at once, without a promise, and only starts
+   * reading whether the token's session was ended; `sessionHook` (preHandler, on every route)
+   * waits for that read before the handler runs. So early answers (413, `100 Continue`) still go
+   * out before the body is read, and no handler runs for an ended session.
+   */
   readonly userHook = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    this.requireUser(request).then(() => done(), done)
+    const found = this.knownUser(request)
+    if (found === undefined) return void this.requireUser(request).then(() => done(), done)
+    request.user = found.user
+    request.tokenClaims = found.claims
+    request.sessionCheck = this.revocations.isRevoked(found.claims.sid).then(
+      (revoked) => revoked,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    )
+    done()
+  }
+
+  /** preHandler hook of the whole app: refuses (401) a request whose session `userHook` found ended meanwhile. */
+  readonly sessionHook = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const check = request.sessionCheck
+    if (check === null) return done()
+    request.sessionCheck = null
+    void check.then((revoked) => {
+      if (revoked === false) return done()
+      request.user = null
+      request.tokenClaims = null
+      done(revoked === true ? new AppError('unauthorized', 'Missing, invalid or expired token') : revoked)
+    })
   }
 
   /** preHandler: administrators only (401 without a valid token, 403 for other roles). */
