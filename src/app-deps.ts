@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Authenticator } from './auth/authenticator.js'
 import type { LoginThrottle } from './auth/login-throttle.js'
+import type { ConcurrencyGate } from './lib/concurrency-gate.js'
 import type { SessionRevocations } from './auth/session-revocations.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
@@ -21,6 +22,8 @@ export interface AppDeps {
   users: UserDirectory
   tokens: TokenService
   authenticator: Authenticator
+  /** Password hashes (LOGIN_HASH_CONCURRENCY at once, 64 waiting, then 503 `server_busy`); the login route reads whether it is full. */
+  loginGate: ConcurrencyGate
   /** Sessions ended by logout, shared by every instance through the database. */
   sessions: SessionRevocations
   /** Failed logins per (client address, username); also used for device login. */

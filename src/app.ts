@@ -182,6 +182,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     users,
     tokens,
     sessions,
+    loginGate: hashGate,
     authenticator: new Authenticator(tokens, users, sessions),
     loginThrottle: new LoginThrottle(storage, 'login'),
     metrics: createMetrics(),

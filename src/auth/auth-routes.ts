@@ -7,7 +7,7 @@ import { exchangeWechatCode } from './wechat-client.js'
 
 /** POST /api/v1/auth/login, /wechat-login, /refresh, /logout (contract §3, §17). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const { users, tokens, authenticator, sessions, config } = deps
+  const { users, tokens, authenticator, sessions, config, loginGate } = deps
   const limits = new LoginLimits(deps.storage, deps.loginThrottle)
   const tags = ['auth']
 
@@ -16,9 +16,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     'then 429 rate_limited with Retry-After; 10 failures per (address, username) and 20 per username in 15 minutes, then 429 until the window ends, ' +
     'even with the right password; too many password checks at once → 503 server_busy with Retry-After.'
 
-  app.post('/login', { schema: { tags, summary: 'Log in with a username and password', description: loginLimits, body: LoginBody, response: { 200: TokenAnswer } } }, async (request) => {
-    const { username, password } = request.body
-    const attempt = await limits.password(request.ip, username)
+  /** A password login: the limits, the password check, the token. */
+  const passwordLogin = async (address: string, username: string, password: string) => {
+    const attempt = await limits.password(address, username)
     let user
     try {
       user = await users.authenticate(username, password)
@@ -33,7 +33,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     }
     await attempt.succeeded()
     return { success: true, ...(await tokens.sign(user)), user }
-  })
+  }
+
+  app.post(
+    '/login',
+    { schema: { tags, summary: 'Log in with a username and password', description: loginLimits, body: LoginBody, response: { 200: TokenAnswer } } },
+    async (request) => {
+      // While the hash queue is full a login would be refused anyway: 503 at once, before any limit bookkeeping.
+      if (loginGate.full) throw loginGate.refusal()
+      return passwordLogin(request.ip, request.body.username, request.body.password)
+    },
+  )
 
   app.post(
     '/wechat-login',

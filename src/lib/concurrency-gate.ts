@@ -26,6 +26,16 @@ export class ConcurrencyGate {
     return this.waiting.length
   }
 
+  /** No task could wait now: `run` would refuse one. */
+  get full(): boolean {
+    return this.running >= this.limit && this.waiting.length >= this.maxQueued
+  }
+
+  /** The error a refused task gets. */
+  refusal(): Error {
+    return this.whenFull()
+  }
+
   /** Runs `task` when a turn is free; rejects with `whenFull()` (without running it) when the queue is full. */
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.limit) {
