@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { CallBatcher } from '../lib/call-batcher.js'
 import { epochMillis, type DatabaseClock } from '../storage/database-clock.js'
 import type { Db } from '../storage/storage.js'
+import { isConnectionFailure, isDependencyUnavailable } from '../storage/unreachable-database.js'
 
 /** Revoked session ids remembered by an instance (a revocation is final, so this cache is never stale). */
 const KNOWN_REVOKED_MAX = 10_000
@@ -34,9 +35,20 @@ export class SessionRevocations {
     this.remember(sid)
   }
 
+  /**
+   * Whether session `sid` was ended. While the database cannot be reached the answer is "no"
+   * unless this instance knows otherwise: requests that need no database (forwarding to a
+   * machine) go on through an outage, as before sessions existed, and no logout can be written
+   * meanwhile either. Every other error is thrown.
+   */
   async isRevoked(sid: string): Promise<boolean> {
     if (this.known.has(sid)) return true
-    return this.lookups.call(sid)
+    try {
+      return await this.lookups.call(sid)
+    } catch (err) {
+      if (isConnectionFailure(err) || isDependencyUnavailable(err)) return false
+      throw err
+    }
   }
 
   private async lookUp(sids: string[]): Promise<boolean[]> {
