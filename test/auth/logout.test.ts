@@ -113,3 +113,26 @@ describe.each(DIALECTS)('longest session (CLOUD_JWT_MAX_SESSION_HOURS) on %s', (
     expect(() => loadConfig({ CLOUD_JWT_MAX_SESSION_HOURS: '0' })).toThrow(/CLOUD_JWT_MAX_SESSION_HOURS/)
   })
 })
+
+describe('session revocations while the database cannot be reached', () => {
+  it('takes a session as live unless this instance knows it ended; other errors are thrown', async () => {
+    const { SessionRevocations } = await import('../../src/auth/session-revocations.js')
+    const { databaseUnavailable } = await import('../../src/storage/unreachable-database.js')
+    const storage = await (await import('../helpers/dialects.js')).openTestStorage('sqlite')
+    try {
+      const revocations = new SessionRevocations(storage.db, storage.clock)
+      await revocations.revoke('ended', Date.now() + 3_600_000)
+      let failure: unknown = databaseUnavailable(new Error('connect ECONNREFUSED'))
+      const broken = new Proxy(storage.db, {
+        get: (target, key, receiver) => (key === 'selectFrom' ? () => ({ select: () => ({ where: () => ({ execute: () => Promise.reject(failure) }) }) }) : Reflect.get(target, key, receiver)),
+      })
+      const offline = new SessionRevocations(broken, storage.clock)
+      expect(await offline.isRevoked('live')).toBe(false)
+      expect(await revocations.isRevoked('ended')).toBe(true)
+      failure = new Error('no such table')
+      await expect(offline.isRevoked('live')).rejects.toThrow('no such table')
+    } finally {
+      await storage.cleanup()
+    }
+  })
+})
