@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Authenticator } from './auth/authenticator.js'
 import type { LoginThrottle } from './auth/login-throttle.js'
+import type { ConcurrencyGate } from './lib/concurrency-gate.js'
+import type { SessionRevocations } from './auth/session-revocations.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
 import type { Config } from './config/config.js'
@@ -20,6 +22,10 @@ export interface AppDeps {
   users: UserDirectory
   tokens: TokenService
   authenticator: Authenticator
+  /** Password hashes (LOGIN_HASH_CONCURRENCY at once, 64 waiting, then 503 `server_busy`); the login route reads whether it is full. */
+  loginGate: ConcurrencyGate
+  /** Sessions ended by logout, shared by every instance through the database. */
+  sessions: SessionRevocations
   /** Failed logins per (client address, username); also used for device login. */
   loginThrottle: LoginThrottle
   metrics: Metrics

@@ -8,7 +8,9 @@ import { authRoutes } from './auth/auth-routes.js'
 import { Authenticator } from './auth/authenticator.js'
 import { LoginThrottle } from './auth/login-throttle.js'
 import { TokenService } from './auth/token-service.js'
-import { UserDirectory } from './auth/user-directory.js'
+import { MAX_QUEUED_HASHES, passwordHashGate, UserDirectory, type PasswordVerifier } from './auth/user-directory.js'
+import { verifyPassword } from './auth/password-hash.js'
+import { SessionRevocations } from './auth/session-revocations.js'
 import type { Config } from './config/config.js'
 import { consoleRoutes } from './console/console-routes.js'
 import { createEventBus } from './events/create-event-bus.js'
@@ -70,6 +72,18 @@ export interface BuildOptions {
   events?: EventOptions
   /** The event bus to use instead of the configured one (tests publish on it directly). */
   eventBus?: EventBus<FleetEvent>
+  /** Login internals tests change: the password-hash gate's bounds, the password check, the token clock. */
+  login?: LoginOptions
+}
+
+export interface LoginOptions {
+  /** Hashes at once (default: LOGIN_HASH_CONCURRENCY). */
+  hashConcurrency?: number
+  /** Hashes waiting (default 64). */
+  maxQueuedHashes?: number
+  verify?: PasswordVerifier
+  /** Epoch milliseconds, for tokens (signing, expiry, session age). */
+  now?: () => number
 }
 
 /** Builds the whole server as a Fastify instance. Never listens: `server.ts` does. */
@@ -103,6 +117,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   const deps = await createDeps(config, storage, app, options)
 
   app.decorateRequest('user', null)
+  app.decorateRequest('tokenClaims', null)
+  app.decorateRequest('sessionCheck', null)
+  // Before any handler: a session ended by logout (on any instance) is refused (see Authenticator.userHook).
+  app.addHook('preHandler', deps.authenticator.sessionHook)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
@@ -150,16 +168,21 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 async function createDeps(config: Config, storage: Storage, app: FastifyInstance, options: BuildOptions): Promise<AppDeps> {
   const secret = config.jwtSecret ?? (await getOrCreateSetting(storage.db, 'jwt_secret', () => randomBytes(48).toString('base64url'))).value
   const consoleToken = config.platformConsoleToken ?? (await generatedConsoleToken(storage.db, config.dataDir, app.log))
-  const users = new UserDirectory(config.authUsers, storage.db)
-  const tokens = new TokenService(secret, config.jwtExpireHours)
   const metrics = createMetrics()
+  const login = options.login ?? {}
+  const hashGate = passwordHashGate(login.hashConcurrency ?? config.loginHashConcurrency, login.maxQueuedHashes ?? MAX_QUEUED_HASHES)
+  const users = new UserDirectory(config.authUsers, storage.db, login.verify ?? verifyPassword, hashGate)
+  const tokens = new TokenService(secret, config.jwtExpireHours, { maxSessionHours: config.jwtMaxSessionHours, ...(login.now ? { now: login.now } : {}) })
+  const sessions = new SessionRevocations(storage.db, storage.clock)
   return {
     config,
     instanceId: config.instanceId ?? generatedInstanceId(),
     storage,
     users,
     tokens,
-    authenticator: new Authenticator(tokens, users),
+    sessions,
+    loginGate: hashGate,
+    authenticator: new Authenticator(tokens, users, sessions),
     loginThrottle: new LoginThrottle(storage, 'login'),
     metrics,
     consoleToken,

@@ -30,3 +30,7 @@ export const TokenAnswer = Type.Object({
   expires_in: Type.Integer({ description: 'Seconds' }),
   user: UserSchema,
 })
+
+export const LogoutAnswer = Type.Object({
+  success: Type.Literal(true),
+})

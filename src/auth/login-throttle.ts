@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import { AppError } from '../errors.js'
 import { epochMillis, type DatabaseClock } from '../storage/database-clock.js'
 import type { Db, Storage } from '../storage/storage.js'
+import { clientAddressKey } from './client-address.js'
 
 /**
  * Limits login attempts per key (client address + username): past `limit` failures within the
@@ -31,6 +32,7 @@ export class LoginThrottle {
   ) {
     this.db = storage.db
     this.clock = storage.clock
+    if (windowMs > LOGIN_COUNTER_MAX_WINDOW_MS) throw new RangeError(`a login throttle window is at most ${LOGIN_COUNTER_MAX_WINDOW_MS} ms (the retention job prunes older counters)`)
   }
 
   /** Counts an attempt; throws 429 `rate_limited` (the error handler adds `Retry-After`) past the limit. */
@@ -82,4 +84,20 @@ export class LoginThrottle {
   }
 }
 
-export const throttleKey = (address: string, username: string) => JSON.stringify([address, username])
+/** The key of a (client address, username) pair; IPv6 addresses count by their /64 (`clientAddressKey`). */
+export const throttleKey = (address: string, username: string) => JSON.stringify([clientAddressKey(address), username])
+
+/**
+ * The longest window any LoginThrottle keeps: a counter row whose window started longer ago says
+ * nothing any more, and the retention job deletes it (`pruneLoginCounters`).
+ */
+export const LOGIN_COUNTER_MAX_WINDOW_MS = 60 * 60_000
+
+/** Deletes the counters whose window ended (on the database's clock); returns how many. */
+export async function pruneLoginCounters(db: Db, clock: DatabaseClock): Promise<number> {
+  const result = await db
+    .deleteFrom('login_counters')
+    .where('window_start', '<=', sql<number>`(${epochMillis(clock)} - ${LOGIN_COUNTER_MAX_WINDOW_MS})`)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -2,6 +2,8 @@ import type { Config, ConfiguredUser, Role } from '../config/config.js'
 import { hashCost, parsePasswordHash, unmatchableHash, verifyPassword, DEFAULT_HASH_SPEC, type HashSpec, type PasswordHash } from './password-hash.js'
 import { type Db } from '../storage/storage.js'
 import { nowSeconds } from '../lib/time.js'
+import { ConcurrencyGate } from '../lib/concurrency-gate.js'
+import { AppError } from '../errors.js'
 
 /** A gateway user as the API shows it. */
 export interface AuthUser {
@@ -15,6 +17,18 @@ export interface AuthUser {
 
 /** Checks a password against a stored hash (`verifyPassword`; tests observe it). */
 export type PasswordVerifier = (password: string, stored: PasswordHash) => Promise<boolean>
+
+/** Password checks waiting for a turn (contract §17: at most 64); one more is refused with 503. */
+export const MAX_QUEUED_HASHES = 64
+
+/**
+ * The gate every password check passes (contract §17): `concurrency` hashes at once (LOGIN_HASH_CONCURRENCY),
+ * `maxQueued` waiting; beyond that a login is answered 503 `server_busy` with `Retry-After: 1`, so a login
+ * flood costs bounded memory and CPU and leaves the thread pool to the rest of the server.
+ */
+export function passwordHashGate(concurrency: number, maxQueued = MAX_QUEUED_HASHES): ConcurrencyGate {
+  return new ConcurrencyGate(concurrency, maxQueued, () => new AppError('server_busy', 'Too many logins in progress; retry shortly', { retry_after: 1 }))
+}
 
 /**
  * Users come from configuration (CLOUD_AUTH_USERS plus the built-in admin) or from the
@@ -30,6 +44,8 @@ export class UserDirectory {
     users: Config['authUsers'],
     private readonly db: Db,
     private readonly verify: PasswordVerifier = verifyPassword,
+    /** Bounds the password checks running and waiting; unset: not bounded (tests of the directory alone). */
+    private readonly hashGate?: ConcurrencyGate,
   ) {
     this.configured = new Map(
       Object.entries(users).map(([username, u]: [string, ConfiguredUser]) => [
@@ -44,11 +60,13 @@ export class UserDirectory {
   /**
    * The configured user with this username and password, or null. An unknown username costs the
    * same hash work as a known one (it is checked against a hash nothing matches), and the
-   * comparison is constant-time.
+   * comparison is constant-time. Throws 503 `server_busy` when too many checks wait already.
    */
   async authenticate(username: string, password: string): Promise<AuthUser | null> {
     const entry = this.configured.get(username)
-    const same = await this.verify(password, entry?.password ?? this.unknownUserHash)
+    const stored = entry?.password ?? this.unknownUserHash
+    const check = () => this.verify(password, stored)
+    const same = await (this.hashGate ? this.hashGate.run(check) : check())
     return entry && same ? entry.user : null
   }
 

@@ -54,6 +54,10 @@ export interface Config {
   /** True while `admin` (built in or configured) has the password admin. */
   defaultAdminInUse: boolean
   jwtExpireHours: number
+  /** `CLOUD_JWT_MAX_SESSION_HOURS`: /auth/refresh refuses a token whose session's first login is older. */
+  jwtMaxSessionHours: number
+  /** `LOGIN_HASH_CONCURRENCY`: password hashes running at once (64 more may wait). */
+  loginHashConcurrency: number
   jwtSecret: string | undefined
   deviceRequestTimeoutMs: number
   deviceAliveSeconds: number
@@ -318,6 +322,8 @@ export function loadConfig(env: Env = process.env): Config {
     authUsers: Object.freeze(authUsers),
     defaultAdminInUse,
     jwtExpireHours: e.CLOUD_JWT_EXPIRE_HOURS,
+    jwtMaxSessionHours: e.CLOUD_JWT_MAX_SESSION_HOURS,
+    loginHashConcurrency: e.LOGIN_HASH_CONCURRENCY,
     jwtSecret: e.CLOUD_JWT_SECRET,
     deviceRequestTimeoutMs: e.DEVICE_REQUEST_TIMEOUT_MS,
     deviceAliveSeconds: e.DEVICE_ALIVE_SECONDS,

@@ -41,6 +41,8 @@ export const EnvSchema = Type.Object(
     }),
     CLOUD_AUTH_USERS: Text('JSON object keyed by username: {password or password_hash (argon2id or scrypt PHC string), role, display_name}'),
     CLOUD_JWT_EXPIRE_HOURS: PositiveNumber(72, 'token lifetime'),
+    CLOUD_JWT_MAX_SESSION_HOURS: PositiveNumber(720, "longest session: /auth/refresh refuses a token this long after the session's first login"),
+    LOGIN_HASH_CONCURRENCY: PositiveInteger(4, 'password hashes run at once (at most 64 more wait; beyond: 503 server_busy)'),
     CLOUD_JWT_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'HS256 secret; unset: generated once, stored in the database' })),
     DEVICE_REQUEST_TIMEOUT_MS: PositiveInteger(10_000, 'forwarded request time-out (504)'),
     DEVICE_ALIVE_SECONDS: PositiveNumber(60, 'a linked machine silent this long is not alive'),

@@ -2,6 +2,16 @@ import { AppError } from '../errors.js'
 import type { DatabaseClock } from '../storage/database-clock.js'
 import type { Db } from '../storage/storage.js'
 
+/** The longest window of any SharedRateLimit: older hits count for none, and the retention job deletes them. */
+export const RATE_HIT_MAX_WINDOW_MS = 60 * 60_000
+
+/** Deletes the hits older than every window (on the database's clock); returns how many. */
+export async function pruneRateHits(db: Db, clock: DatabaseClock): Promise<number> {
+  const now = Math.round((await clock.read(db)) * 1000)
+  const result = await db.deleteFrom('rate_hits').where('at', '<=', now - RATE_HIT_MAX_WINDOW_MS).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
 /**
  * A sliding-window limit counted in the database, so every instance sees every hit: at most
  * `limit` hits per key within `windowMs`, counting refused ones.
@@ -18,7 +28,9 @@ export class SharedRateLimit {
     private readonly windowMs: number,
     /** Every instance counts hits in the same window: the hits' times are the database's clock. */
     private readonly clock: DatabaseClock,
-  ) {}
+  ) {
+    if (windowMs > RATE_HIT_MAX_WINDOW_MS) throw new RangeError(`a shared rate limit window is at most ${RATE_HIT_MAX_WINDOW_MS} ms (the retention job prunes older hits)`)
+  }
 
   /** Counts one hit of `key`; throws 429 `rate_limited` (with `retry_after` seconds) past the limit. */
   async hit(key: string, message: string): Promise<void> {

@@ -37,7 +37,7 @@ export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app,
   const { telemetryRetentionDays, logRetentionDays } = deps.config
   const { db, telemetry, commands } = services
   const exclusive = <T>(fn: () => Promise<T>) => deps.storage.exclusive(RETENTION_LOCK, fn)
-  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays, exclusive }, deps.log)
+  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays, exclusive, clock: deps.storage.clock }, deps.log)
   app.addHook('onReady', async () => retention.start())
   app.addHook('onClose', async () => retention.stop())
 

@@ -93,7 +93,7 @@ describe.each(DIALECTS)('gateway login on %s', (dialect) => {
       if (exp !== 0) jwt.setExpirationTime(exp)
       return jwt.sign(key)
     }
-    const good = { sub: 'alice', username: 'alice', role: 'user', iss: 'fleetgate' }
+    const good = { sub: 'alice', username: 'alice', role: 'user', iss: 'fleetgate', sid: 'session-1', auth_time: Math.floor(Date.now() / 1000) }
 
     it('accepts a well-formed token signed with the stored secret', async () => {
       expect((await refresh({ authorization: `Bearer ${await sign(good)}` })).statusCode).toBe(200)
@@ -115,7 +115,7 @@ describe.each(DIALECTS)('gateway login on %s', (dialect) => {
       expect((await refresh({ cookie: `token=${token}` })).statusCode).toBe(401)
     })
 
-    it('rejects alg none, another secret, an expired token, a wrong issuer and missing claims', async () => {
+    it('rejects alg none, another secret, an expired token, a wrong issuer and missing claims (sid and auth_time included)', async () => {
       const none = new UnsecuredJWT(good).setIssuedAt().setExpirationTime('1h').encode()
       const forged = [
         none,
@@ -126,6 +126,9 @@ describe.each(DIALECTS)('gateway login on %s', (dialect) => {
         await sign({ username: 'alice', role: 'user', iss: 'fleetgate' }),
         await sign(good, secret, 0),
         await sign({ ...good, sub: 'ghost', username: 'ghost' }),
+        await sign({ sub: 'alice', username: 'alice', role: 'user', iss: 'fleetgate', auth_time: good.auth_time }),
+        await sign({ sub: 'alice', username: 'alice', role: 'user', iss: 'fleetgate', sid: 'session-1' }),
+        await sign({ ...good, sid: 7 }),
       ]
       for (const token of forged) {
         const res = await refresh({ authorization: `Bearer ${token}` })

@@ -91,7 +91,7 @@ describe.each(DIALECTS)('the event stream on %s', (dialect) => {
   it('ends the stream when the token expires', async () => {
     // Valid now only thanks to the 60 s of clock skew allowed, so it expires in about a second.
     const now = Math.floor(Date.now() / 1000)
-    const token = await new SignJWT({ username: 'alice', role: 'user' })
+    const token = await new SignJWT({ username: 'alice', role: 'user', sid: 'expiring-session', auth_time: now - 120 })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('alice')
       .setIssuer('fleetgate')

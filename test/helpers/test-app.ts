@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.js'
+import { buildApp, type LoginOptions } from '../../src/app.js'
 import { hashPasswordSync, type HashSpec } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
 import type { DatabaseClock } from '../../src/storage/database-clock.js'
@@ -35,6 +35,8 @@ export interface TestAppOptions {
   consoleDir?: string
   /** Stands in for the database's clock (`storage.clock`): the times the app keeps in shared rows are then the test's. */
   clock?: DatabaseClock
+  /** Login internals: the password-hash gate's bounds, the password check, the token clock. */
+  login?: LoginOptions
 }
 
 /** A whole server on a fresh database of the given engine, built the way `serve` builds it. */
@@ -48,7 +50,12 @@ export async function startTestApp(dialect: Dialect, env: Env = {}, options: Tes
   const opened = await openStorage(database.target)
   await opened.migrate()
   const storage: Storage = options.clock ? { ...opened, clock: options.clock } : opened
-  const app = await buildApp({ ...config, database: database.target }, { storage, wechatTimeoutMs: options.wechatTimeoutMs, consoleDir: options.consoleDir })
+  const app = await buildApp({ ...config, database: database.target }, {
+    storage,
+    wechatTimeoutMs: options.wechatTimeoutMs,
+    consoleDir: options.consoleDir,
+    ...(options.login ? { login: options.login } : {}),
+  })
   await app.ready()
   return {
     app,

@@ -107,4 +107,42 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     const codes = await t.storage.db.selectFrom('platform_bind_codes').select('device_id').where('device_id', '=', 'rt-4').execute()
     expect(codes).toEqual([])
   })
+
+  it('deletes login counters and rate-limit hits whose window ended, and revocations of sessions past their end, on the database clock', async () => {
+    const db = t.storage.db
+    const nowMs = Math.round((await t.storage.clock.read(db)) * 1000)
+    const HOUR = 3_600_000
+    await db
+      .insertInto('login_counters')
+      .values([
+        { key: 'login:["198.51.100.1","old"]', failures: 3, window_start: nowMs - 2 * HOUR },
+        { key: 'login-user:"old"', failures: 20, window_start: nowMs - 61 * 60_000 },
+        { key: 'login:["198.51.100.1","fresh"]', failures: 1, window_start: nowMs - 60_000 },
+      ])
+      .execute()
+    await db
+      .insertInto('rate_hits')
+      .values([
+        { key: 'login-address:198.51.100.1', at: nowMs - 2 * HOUR },
+        { key: 'bind-verify:x', at: nowMs - 61 * 60_000 },
+        { key: 'login-address:198.51.100.2', at: nowMs - 1000 },
+      ])
+      .execute()
+    await db
+      .insertInto('revoked_sessions')
+      .values([
+        { sid: 'ended-long-ago', expires_at: nowMs - 1000 },
+        { sid: 'still-valid', expires_at: nowMs + HOUR },
+      ])
+      .execute()
+    const withClock = new RetentionJob(
+      { db, telemetry: new TelemetryStore(t.storage), commands: new CommandQueue(t.storage, COMMAND_POLICY), telemetryRetentionDays: 7, logRetentionDays: 3, clock: t.storage.clock },
+      t.app.log,
+    )
+    // (the app's own job may run a pass meanwhile: the rows left are what counts)
+    expect((await withClock.runOnce()).limits).toBeLessThanOrEqual(5)
+    expect((await db.selectFrom('login_counters').select('key').execute()).map((r) => r.key)).toEqual(['login:["198.51.100.1","fresh"]'])
+    expect((await db.selectFrom('rate_hits').select('key').execute()).map((r) => r.key)).toEqual(['login-address:198.51.100.2'])
+    expect((await db.selectFrom('revoked_sessions').select('sid').execute()).map((r) => r.sid)).toEqual(['still-valid'])
+  })
 })

@@ -3,6 +3,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import { PeriodicTask } from '../../lib/periodic-task.js'
 import type { PruneStep } from '../../storage/prune-step.js'
 import type { Db } from '../../storage/storage.js'
+import type { DatabaseClock } from '../../storage/database-clock.js'
+import { pruneLoginCounters } from '../../auth/login-throttle.js'
+import { pruneRevokedSessions } from '../../auth/session-revocations.js'
+import { pruneRateHits } from '../../http/shared-rate-limit.js'
 import { deleteExpiredBindCodes } from '../binding/bind-store.js'
 import type { CommandQueue } from '../commands/command-queue.js'
 import { pruneLogBatch } from '../logs/log-store.js'
@@ -28,6 +32,8 @@ export interface RetentionParts {
   commands: CommandQueue
   telemetryRetentionDays: number
   logRetentionDays: number
+  /** The database's clock: dates the expiry of login counters, rate-limit hits and revoked sessions (not pruned without it). */
+  clock?: DatabaseClock
   /** Runs a pass unless another instance runs one (resolves undefined then); default: always runs. */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T | undefined>
 }
@@ -35,12 +41,14 @@ export interface RetentionParts {
 export interface RetentionResult {
   telemetry: number
   logs: number
+  /** Expired login counters, rate-limit hits and revoked sessions deleted. */
+  limits: number
 }
 
 /**
  * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
  * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), applies the command time rules, drops expired
- * binding codes. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
+ * binding codes, login counters and rate-limit hits whose window ended, and revoked sessions no token of which can still be valid. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
  * of telemetry, logs and binding codes; the command time rules are on the database's clock.
  */
 export class RetentionJob {
@@ -53,7 +61,7 @@ export class RetentionJob {
     this.task = new PeriodicTask(
       async (signal) => {
         const r = await this.runExclusive(Date.now(), signal)
-        if (r && r.telemetry + r.logs > 0) log.info({ pruned: r }, 'platform retention pruned old rows')
+        if (r && r.telemetry + r.logs + r.limits > 0) log.info({ pruned: r }, 'platform retention pruned old rows')
       },
       (err) => log.error({ err }, 'platform retention failed'),
     )
@@ -65,10 +73,13 @@ export class RetentionJob {
     const result = {
       telemetry: await pruneInBatches((n, from) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n, from), signal),
       logs: await pruneInBatches((n, from) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n, from), signal),
+      limits: 0,
     }
     if (signal?.aborted) return result
     await commands.sweep()
     await deleteExpiredBindCodes(db, now)
+    const { clock } = this.parts
+    if (clock) result.limits = (await pruneLoginCounters(db, clock)) + (await pruneRateHits(db, clock)) + (await pruneRevokedSessions(db, clock))
     return result
   }
 

@@ -14,6 +14,7 @@ import { keylessPoints } from './0011-keyless-points.js'
 import { offerAnswers } from './0012-offer-answers.js'
 import { rolloutTallies } from './0013-rollout-tallies.js'
 import { deviceLabels } from './0014-device-labels.js'
+import { revokedSessions } from './0015-revoked-sessions.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -31,6 +32,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0012-offer-answers': offerAnswers,
   '0013-rollout-tallies': rolloutTallies,
   '0014-device-labels': deviceLabels,
+  '0015-revoked-sessions': revokedSessions,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

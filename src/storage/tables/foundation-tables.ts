@@ -28,6 +28,11 @@ export interface FoundationTables {
     /** Milliseconds since epoch. */
     at: number
   }
+  /** Sessions ended by logout: their tokens are refused on every instance until `expires_at` (epoch ms), then the row is pruned. */
+  revoked_sessions: {
+    sid: string
+    expires_at: number
+  }
   audit_log: {
     id: Generated<number>
     /** Seconds since epoch, fractional. */

@@ -139,6 +139,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with a username and password
+         * @description Limits (contract §3, §17): 30 logins a minute per client address (an IPv6 /64), password and mini-program together, then 429 rate_limited with Retry-After; 10 failures per (address, username) and 20 per username in 15 minutes, then 429 until the window ends, even with the right password; too many password checks at once → 503 server_busy with Retry-After.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -204,6 +208,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with a mini-program code
+         * @description Limits (contract §3, §17): 30 logins a minute per client address (an IPv6 /64), password and mini-program together, then 429 rate_limited with Retry-After; 10 failures per (address, username) and 20 per username in 15 minutes, then 429 until the window ends, even with the right password; too many password checks at once → 503 server_busy with Retry-After.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -272,6 +280,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * A new token of the same session
+         * @description Refused (401) once the session’s first login is CLOUD_JWT_MAX_SESSION_HOURS old; no token outlives its session.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -301,6 +313,57 @@ export interface paths {
                                 avatar_url?: string;
                                 provider?: string;
                             };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session of this token
+         * @description Ends the token sent and every token refreshed from the same login, on every instance at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
                         };
                     };
                 };
