@@ -21,9 +21,11 @@ export type DevicesCondition = (eb: ExpressionBuilder<Database, 'devices'>) => E
  * database filters the fleet, nothing is loaded to test it. The condition is never NULL, so it
  * may also be negated. `selectorMatches` over `storedMachine` is its in-memory twin.
  *
- * A label requirement is `device_id IN` (or `NOT IN`) the machines the (key, value) index names:
- * `!=` and `notin` are NOT IN the match, and so hold for a machine without the key. Neither
- * column is ever NULL, so NOT IN is exact.
+ * A label requirement is an EXISTS or NOT EXISTS probe of the machine's labels by primary key
+ * (device, key): `!=` and `notin` are NOT EXISTS of the match, and so hold for a machine without
+ * the key. A probe per machine lets a page stop after its first matches (an `IN (…)` of the
+ * label index's machines made SQLite build the whole set first: 450 ms for the first page of
+ * 100,000 machines instead of 8 ms; `npm run bench -- labels`).
  */
 export function selectorCondition(selector: Pick<Selector, 'requirements'>, options: SelectorSqlOptions): DevicesCondition {
   return (eb) => eb.and(selector.requirements.map((requirement) => requirementCondition(eb, requirement, options)))
@@ -50,25 +52,26 @@ function requirementCondition(eb: Eb, requirement: Requirement, options: Selecto
 }
 
 function labelCondition(eb: Eb, key: string, op: Operator, values: readonly string[]): Expression<SqlBool> {
-  // The machines carrying the key (with one of `matching`, when given): one scan of the
-  // (key, value) index, which both engines read once and probe for every machine (a hashed
-  // subplan, an ephemeral index), rather than a probe per machine into its labels.
   const labelled = (matching?: readonly string[]) => {
-    let carriers = eb.selectFrom('device_labels').select('device_labels.device_id').where('device_labels.key', '=', key)
-    if (matching) carriers = matching.length === 1 ? carriers.where('device_labels.value', '=', matching[0]!) : carriers.where('device_labels.value', 'in', matching)
-    return carriers
+    let probe = eb
+      .selectFrom('device_labels')
+      .select('device_labels.key')
+      .whereRef('device_labels.device_id', '=', 'devices.device_id')
+      .where('device_labels.key', '=', key)
+    if (matching) probe = matching.length === 1 ? probe.where('device_labels.value', '=', matching[0]!) : probe.where('device_labels.value', 'in', matching)
+    return eb.exists(probe)
   }
   switch (op) {
     case 'eq':
     case 'in':
-      return eb('devices.device_id', 'in', labelled(values))
+      return labelled(values)
     case 'neq':
     case 'notin':
-      return eb('devices.device_id', 'not in', labelled(values))
+      return eb.not(labelled(values))
     case 'exists':
-      return eb('devices.device_id', 'in', labelled())
+      return labelled()
     case 'absent':
-      return eb('devices.device_id', 'not in', labelled())
+      return eb.not(labelled())
   }
 }
 
