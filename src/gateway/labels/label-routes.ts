@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Db } from '../../storage/storage.js'
+import type { LabelChanges, Labels } from './label-repository.js'
 import { isAdmin } from '../../auth/authenticator.js'
 import { badRequest, notFound } from '../../errors.js'
 import { writeAudit } from '../../storage/audit-repository.js'
-import { liveRecord } from '../devices/device-records.js'
+import { deviceRecord } from '../devices/device-records.js'
 import { DeviceParams } from '../devices/device-schemas.js'
 import type { GatewayContext } from '../gateway-context.js'
 import { labelChangesProblem, labelKeyProblem, labelProblemMessage, labelsProblem, type LabelProblem } from './label-rules.js'
@@ -27,23 +29,26 @@ export const labelRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext; selec
     },
   )
 
-  const answer = async (deviceId: string) => {
-    const row = await devices.find(deviceId)
-    if (!row) throw notFound(`No device ${deviceId}`)
-    return { success: true, device: await liveRecord(bus, row, labels) }
+  /** One machine's change, committed with its audit record; the answer is its record with the labels stored. */
+  const changeOne = async (
+    request: { user: { username: string } | null; params: { device_id: string }; body: { labels: LabelChanges } },
+    outcome: 'replaced' | 'merged',
+    change: (deviceId: string, audit: (tx: Db) => Promise<void>) => Promise<Labels | undefined>,
+  ) => {
+    const { device_id } = request.params
+    const audit = (tx: Db) => writeAudit(tx, { actor: request.user!.username, action: 'labels', outcome, device_id, detail: { labels: request.body.labels } })
+    const stored = await change(device_id, audit)
+    const row = stored && (await devices.find(device_id))
+    if (!row) throw notFound(`No device ${device_id}`)
+    return { success: true, device: deviceRecord(row, (await bus.live([row])).get(device_id), stored) }
   }
 
   app.put(
     '/api/v1/admin/devices/:device_id/labels',
     { schema: { tags, security, params: DeviceParams, body: LabelsReplaceBody, response: { 200: LabelsAnswer } } },
     async (request) => {
-      const { device_id } = request.params
       refuse(labelsProblem(request.body.labels))
-      const stored = await labels.replace(device_id, request.body.labels, (tx) =>
-        writeAudit(tx, { actor: request.user!.username, action: 'labels', outcome: 'replaced', device_id, detail: { labels: request.body.labels } }),
-      )
-      if (!stored) throw notFound(`No device ${device_id}`)
-      return answer(device_id)
+      return changeOne(request, 'replaced', (id, audit) => labels.replace(id, request.body.labels, audit))
     },
   )
 
@@ -51,13 +56,8 @@ export const labelRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext; selec
     '/api/v1/admin/devices/:device_id/labels',
     { schema: { tags, security, params: DeviceParams, body: LabelsMergeBody, response: { 200: LabelsAnswer } } },
     async (request) => {
-      const { device_id } = request.params
       refuse(labelChangesProblem(request.body.labels))
-      const stored = await labels.merge(device_id, request.body.labels, (tx) =>
-        writeAudit(tx, { actor: request.user!.username, action: 'labels', outcome: 'merged', device_id, detail: { labels: request.body.labels } }),
-      )
-      if (!stored) throw notFound(`No device ${device_id}`)
-      return answer(device_id)
+      return changeOne(request, 'merged', (id, audit) => labels.merge(id, request.body.labels, audit))
     },
   )
 
