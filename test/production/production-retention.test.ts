@@ -19,7 +19,7 @@ describe.each(DIALECTS)('production retention on %s', (dialect) => {
   })
   afterAll(() => storage.cleanup())
 
-  const rows = async (table: 'production_events' | 'production_states' | 'production_hourly' | 'production_daily' | 'production_jobs', deviceId: string) =>
+  const rows = async (table: 'production_events' | 'production_states' | 'production_hourly' | 'production_daily' | 'production_jobs' | 'production_current', deviceId: string) =>
     storage.db.selectFrom(table).selectAll().where('device_id', '=', deviceId).execute()
   const prune = (nowS: number) => pruneProduction(storage, nowS * 1000, { rawDays: 90, batch: 1, rest: async () => true })
 
