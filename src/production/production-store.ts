@@ -1,4 +1,4 @@
-import { productionEventError, type FaultEvent, type JobEndedEvent, type JobStartedEvent, type PlacementsEvent, type ProductionEvent, type ProductionFrame, type StateEvent } from '@fleetgate/device-agent/protocol'
+import { productionEventError, type FaultEvent, type JobEndedEvent, type JobStartedEvent, type PlacementsEvent, type ProductionEvent, type ProductionFrame } from '@fleetgate/device-agent/protocol'
 import { GroupCommit } from '../storage/group-commit.js'
 import { keyLockThenClock } from '../storage/key-lock.js'
 import { insertColumns, MultiRowInsert, type InsertRow } from '../storage/multi-row-insert.js'
@@ -6,7 +6,7 @@ import type { Db, Storage } from '../storage/storage.js'
 import type { ProductionTables } from '../storage/tables/production-tables.js'
 import { RollupDeltas } from './rollup-deltas.js'
 import { RollupWriter } from './rollup-writer.js'
-import { currentState, StateSequence, type CurrentState } from './state-sequence.js'
+import { currentState, StateSequence, type CurrentState, type StateRow } from './state-sequence.js'
 
 /** Accepted event times: at most this old… */
 export const MAX_EVENT_AGE_S = 30 * 86_400
@@ -96,12 +96,26 @@ export class ProductionStore {
           ids.add(row.event_id)
         }
       }
-      for (const [i, item] of items.entries()) item.result = await this.settleFrame(trx, item, checked[i]!, inserted.get(item.deviceId))
+      const fresh = new Map<string, ProductionEvent[]>()
+      for (const [i, item] of items.entries()) {
+        const taken = inserted.get(item.deviceId)
+        const stored = checked[i]!.valid.filter((e) => taken?.delete(e.id))
+        fresh.set(item.deviceId, [...(fresh.get(item.deviceId) ?? []), ...stored])
+        item.result = await this.acknowledgement(trx, item, checked[i]!, stored.length)
+      }
+      const changes = await this.apply(trx, fresh)
+      // A machine's change is reported once, with its last frame of the group.
+      for (const item of [...items].reverse()) {
+        const change = changes.get(item.deviceId)
+        if (!change) continue
+        changes.delete(item.deviceId)
+        if (stateChanged(change.before, change.after)) item.result!.changed = change.after
+      }
     })
   }
 
-  /** A frame's acknowledgement, and the consequences of the events it stored. */
-  private async settleFrame(trx: Db, { deviceId, events }: FrameItem, { valid, invalid }: CheckedEvents, inserted: Set<string> | undefined): Promise<StoredFrame> {
+  /** What a frame's acknowledgement says: every id stored (by it or before) and the refused ones with their reasons. */
+  private async acknowledgement(trx: Db, { deviceId, events }: FrameItem, { valid, invalid }: CheckedEvents, inserted: number): Promise<StoredFrame> {
     const stored = new Set(valid.map((e) => e.id))
     // A refused copy of an id stored before is acknowledged all the same (an id with NUL was never stored).
     const refused = [...invalid.keys()].filter((id) => !id.includes('\u0000'))
@@ -109,8 +123,6 @@ export class ProductionStore {
       const earlier = await trx.selectFrom('production_events').select('event_id').where('device_id', '=', deviceId).where('event_id', 'in', refused).execute()
       for (const { event_id } of earlier) stored.add(event_id)
     }
-    const fresh = valid.filter((e) => inserted?.delete(e.id))
-    const changed = await this.apply(trx, deviceId, fresh)
     const ids: string[] = []
     const rejected: StoredFrame['rejected'] = []
     const answered = new Set<string>()
@@ -120,7 +132,7 @@ export class ProductionStore {
       if (stored.has(id)) ids.push(id)
       else rejected.push({ id, error: invalid.get(id) ?? 'not stored' })
     }
-    return { ids, rejected, inserted: fresh.length, changed }
+    return { ids, rejected, inserted }
   }
 
   /**
@@ -136,44 +148,57 @@ export class ProductionStore {
       if (!device || Number(device.link_generation) !== generation) return undefined
       if ((await currentState(trx, deviceId))?.state === 'offline') return undefined
       const deltas = new RollupDeltas()
-      const change = await this.states.insert(trx, deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }], deltas)
-      await this.rollups.write(trx, deviceId, deltas)
+      const change = (await this.states.insert(trx, new Map([[deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }]]]), () => deltas)).get(deviceId)
+      await this.rollups.write(trx, new Map([[deviceId, deltas]]))
       return change && stateChanged(change.before, change.after) ? change.after : undefined
     })
   }
 
-  /** What newly stored events change: states and current state, rollups, jobs. */
-  private async apply(trx: Db, deviceId: string, events: ProductionEvent[]): Promise<CurrentState | undefined> {
-    if (events.length === 0) return undefined
-    const deltas = new RollupDeltas()
-    const states = events.filter((e): e is StateEvent => e.kind === 'state')
-    const change = await this.states.insert(trx, deviceId, states.map((e) => ({ ts: e.ts, state: e.state, reason: e.reason ?? null, event_id: e.id })), deltas)
-    const jobs = new JobChanges()
-    for (const event of events) {
-      switch (event.kind) {
-        case 'placements':
-          deltas.placements(event.ts, event.placed, event.missed, (event as PlacementsEvent).feeders, (event as PlacementsEvent).nozzles)
-          if (event.job_id !== undefined) jobs.placements(event)
-          break
-        case 'fault':
-          deltas.fault(event.ts, (event as FaultEvent).fault)
-          break
-        case 'job_ended':
-          if (event.result === 'completed') deltas.jobCompleted(event.ts)
-          jobs.ended(event)
-          break
-        case 'job_started':
-          jobs.started(event)
-          break
-        case 'state':
-          break
-        default:
-          return event satisfies never
-      }
+  /** What newly stored events change, for every machine of a group at once: states and current states, rollups, jobs. */
+  private async apply(trx: Db, fresh: Map<string, ProductionEvent[]>): Promise<Map<string, { before: CurrentState | undefined; after: CurrentState }>> {
+    const deltas = new Map<string, RollupDeltas>()
+    const deltasOf = (deviceId: string) => {
+      let d = deltas.get(deviceId)
+      if (!d) deltas.set(deviceId, (d = new RollupDeltas()))
+      return d
     }
-    await this.rollups.write(trx, deviceId, deltas)
-    await this.jobs.write(trx, deviceId, jobs)
-    return change && stateChanged(change.before, change.after) ? change.after : undefined
+    const states = new Map<string, StateRow[]>()
+    const jobs = new Map<string, JobChanges>()
+    for (const [deviceId, events] of fresh) {
+      if (events.length === 0) continue
+      const d = deltasOf(deviceId)
+      const j = new JobChanges()
+      jobs.set(deviceId, j)
+      const rows: StateRow[] = []
+      for (const event of events) {
+        switch (event.kind) {
+          case 'state':
+            rows.push({ ts: event.ts, state: event.state, reason: event.reason ?? null, event_id: event.id })
+            break
+          case 'placements':
+            d.placements(event.ts, event.placed, event.missed, (event as PlacementsEvent).feeders, (event as PlacementsEvent).nozzles)
+            if (event.job_id !== undefined) j.placements(event)
+            break
+          case 'fault':
+            d.fault(event.ts, (event as FaultEvent).fault)
+            break
+          case 'job_ended':
+            if (event.result === 'completed') d.jobCompleted(event.ts)
+            j.ended(event)
+            break
+          case 'job_started':
+            j.started(event)
+            break
+          default:
+            event satisfies never
+        }
+      }
+      states.set(deviceId, rows)
+    }
+    const changes = await this.states.insert(trx, states, deltasOf)
+    await this.rollups.write(trx, deltas)
+    await this.jobs.write(trx, jobs)
+    return changes
   }
 }
 
@@ -314,13 +339,17 @@ class JobWriter {
     )
   }
 
-  async write(trx: Db, deviceId: string, jobs: JobChanges): Promise<void> {
+  /** Each machine's job changes; one statement of each kind for them all. */
+  async write(trx: Db, byDevice: Map<string, JobChanges>): Promise<void> {
+    const all = [...byDevice]
     const statements = [
       ...this.starts.statements(
-        [...jobs.starts.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, order_id: e.order_id ?? null, program: e.program ?? null, started_at: e.ts, boards_planned: e.boards_planned ?? null })),
+        all.flatMap(([deviceId, jobs]) =>
+          [...jobs.starts.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, order_id: e.order_id ?? null, program: e.program ?? null, started_at: e.ts, boards_planned: e.boards_planned ?? null })),
+        ),
       ),
-      ...this.ends.statements([...jobs.ends.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, ended_at: e.ts, result: e.result, boards_done: e.boards_done }))),
-      ...this.counts.statements([...jobs.counts].map(([jobId, c]) => ({ device_id: deviceId, job_id: jobId, placed: c.placed, missed: c.missed }))),
+      ...this.ends.statements(all.flatMap(([deviceId, jobs]) => [...jobs.ends.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, ended_at: e.ts, result: e.result, boards_done: e.boards_done })))),
+      ...this.counts.statements(all.flatMap(([deviceId, jobs]) => [...jobs.counts].map(([jobId, c]) => ({ device_id: deviceId, job_id: jobId, placed: c.placed, missed: c.missed })))),
     ]
     for (const statement of statements) await trx.executeQuery(statement)
   }

@@ -23,10 +23,10 @@ type HourRow = { device_id: string; hour_start: number } & RollupValues
 type DayRow = { device_id: string; day_start: number } & RollupValues
 
 /**
- * Adds a frame's deltas to a machine's hourly and daily rows (the caller holds the machine's
- * lock, in its transaction): the touched rows of both tables are read in one statement, the
- * deltas added in memory (the JSON columns merge by fault, feeder and nozzle) and each table
- * written back with one upsert, its text built once and reused.
+ * Adds a group of frames' deltas to their machines' hourly and daily rows: the touched rows of
+ * both tables are read in one statement, the deltas added in memory (the JSON columns merge by
+ * fault, feeder and nozzle) and each table written back with one upsert, its text built once
+ * and reused.
  */
 export class RollupWriter {
   private readonly hourly: MultiRowInsert<HourRow>
@@ -42,25 +42,30 @@ export class RollupWriter {
     this.daily = new MultiRowInsert<DayRow>(['device_id', 'day_start', ...ROLLUP_COLUMNS], upsert('production_daily', 'day_start'), CHUNK)
   }
 
-  async write(trx: Db, deviceId: string, deltas: RollupDeltas): Promise<void> {
-    if (deltas.empty) return
-    const hours = [...deltas.hourly.keys()]
-    const days = [...deltas.daily.keys()]
-    const stored = { hour: new Map<number, RollupValues>(), day: new Map<number, RollupValues>() }
-    for (let i = 0; i < Math.max(hours.length, days.length); i += CHUNK) {
-      const parts: RawBuilder<unknown>[] = []
-      const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
-      const h = hours.slice(i, i + CHUNK)
-      const d = days.slice(i, i + CHUNK)
-      if (h.length > 0) parts.push(sql`select 'hour' as bucket, hour_start as start, ${columns} from production_hourly where device_id = ${deviceId} and hour_start in (${sql.join(h)})`)
-      if (d.length > 0) parts.push(sql`select 'day' as bucket, day_start as start, ${columns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(d)})`)
-      const { rows } = await sql<RollupValues & { bucket: 'hour' | 'day'; start: number }>`${sql.join(parts, sql` union all `)}`.execute(trx)
-      for (const row of rows) stored[row.bucket].set(Number(row.start), row)
+  /** Adds each machine's deltas (the caller holds their locks, in its transaction). */
+  async write(trx: Db, deltas: Map<string, RollupDeltas>): Promise<void> {
+    const touched = [...deltas].filter(([, d]) => !d.empty)
+    if (touched.length === 0) return
+    const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
+    const parts: RawBuilder<unknown>[] = []
+    for (const [deviceId, d] of touched) {
+      const hours = [...d.hourly.keys()]
+      const days = [...d.daily.keys()]
+      if (hours.length > 0) parts.push(sql`select device_id, 'hour' as bucket, hour_start as start, ${columns} from production_hourly where device_id = ${deviceId} and hour_start in (${sql.join(hours)})`)
+      if (days.length > 0) parts.push(sql`select device_id, 'day' as bucket, day_start as start, ${columns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`)
     }
-    const hourRows = hours.map((start) => ({ device_id: deviceId, hour_start: start, ...added(stored.hour.get(start), deltas.hourly.get(start)!) }))
-    const dayRows = days.map((start) => ({ device_id: deviceId, day_start: start, ...added(stored.day.get(start), deltas.daily.get(start)!) }))
-    for (const statement of this.hourly.statements(hourRows)) await trx.executeQuery(statement)
-    for (const statement of this.daily.statements(dayRows)) await trx.executeQuery(statement)
+    const stored = new Map<string, RollupValues>()
+    for (let i = 0; i < parts.length; i += CHUNK) {
+      const { rows } = await sql<RollupValues & { device_id: string; bucket: 'hour' | 'day'; start: number }>`${sql.join(parts.slice(i, i + CHUNK), sql` union all `)}`.execute(trx)
+      for (const row of rows) stored.set(`${row.bucket} ${Number(row.start)} ${row.device_id}`, row)
+    }
+    const hourRows: HourRow[] = []
+    const dayRows: DayRow[] = []
+    for (const [deviceId, d] of touched) {
+      for (const [start, delta] of d.hourly) hourRows.push({ device_id: deviceId, hour_start: start, ...added(stored.get(`hour ${start} ${deviceId}`), delta) })
+      for (const [start, delta] of d.daily) dayRows.push({ device_id: deviceId, day_start: start, ...added(stored.get(`day ${start} ${deviceId}`), delta) })
+    }
+    for (const statement of [...this.hourly.statements(hourRows), ...this.daily.statements(dayRows)]) await trx.executeQuery(statement)
   }
 }
 

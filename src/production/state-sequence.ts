@@ -52,48 +52,59 @@ export class StateSequence {
   }
 
   /**
-   * Puts new rows into a machine's state sequence (the caller holds the machine's lock, in its
+   * Puts new rows into machines' state sequences (the caller holds their locks, in its
    * transaction) and keeps the rollups right: each row at ts b between rows a and c splits the
    * closed interval [a, c) into [a, b) and [b, c), so the old interval's seconds are taken away
    * from the hours and days it spans and the new ones added. Only the rows around the new ones
-   * are read, in one statement: those at the last ts before the earliest new row, those among
-   * them, those at the first ts after the latest. Answers the machine's current state before and
-   * after when the newest row changed.
+   * are read, for every machine in one statement: those at the last ts before a machine's
+   * earliest new row, those among its new rows, those at the first ts after its latest. Answers,
+   * per machine whose newest row changed, its current state before and after.
    */
-  async insert(trx: Db, deviceId: string, added: StateRow[], deltas: RollupDeltas): Promise<{ before: CurrentState | undefined; after: CurrentState } | undefined> {
-    if (added.length === 0) return undefined
-    const fresh = [...added].sort(compareStateRows)
-    const first = fresh[0]!.ts
-    const last = fresh.at(-1)!.ts
-    const { rows } = await sql<StateRow & { part: number }>`
-      select ts, state, reason, event_id, 0 as part from production_states
-        where device_id = ${deviceId} and ts = (select max(ts) from production_states where device_id = ${deviceId} and ts < ${first})
-      union all
-      select ts, state, reason, event_id, 1 as part from production_states where device_id = ${deviceId} and ts >= ${first} and ts <= ${last}
-      union all
-      select ts, state, reason, event_id, 2 as part from production_states
-        where device_id = ${deviceId} and ts = (select min(ts) from production_states where device_id = ${deviceId} and ts > ${last})`.execute(trx)
-    const parts: StateRow[][] = [[], [], []]
-    for (const row of rows) parts[Number(row.part)]!.push({ ts: Number(row.ts), state: row.state, reason: row.reason, event_id: row.event_id })
-    for (const part of parts) part.sort(compareStateRows)
-    const previous = parts[0]!.at(-1)
-    const next = parts[2]![0]
-    const old = [...(previous ? [previous] : []), ...parts[1]!, ...(next ? [next] : [])]
-    const merged = [...old, ...fresh].sort(compareStateRows)
-    for (let i = 1; i < old.length; i++) deltas.interval(old[i - 1]!.state, old[i - 1]!.ts, old[i]!.ts, -1)
-    for (let i = 1; i < merged.length; i++) deltas.interval(merged[i - 1]!.state, merged[i - 1]!.ts, merged[i]!.ts, 1)
-
-    for (const statement of this.stateInsert.statements(fresh.map((row) => ({ device_id: deviceId, ts: row.ts, state: row.state, reason: row.reason, event_id: row.event_id })))) {
-      await trx.executeQuery(statement)
+  async insert(trx: Db, added: Map<string, StateRow[]>, deltasOf: (deviceId: string) => RollupDeltas): Promise<Map<string, { before: CurrentState | undefined; after: CurrentState }>> {
+    const changes = new Map<string, { before: CurrentState | undefined; after: CurrentState }>()
+    const machines = [...added].filter(([, rows]) => rows.length > 0).map(([deviceId, rows]) => ({ deviceId, fresh: [...rows].sort(compareStateRows) }))
+    if (machines.length === 0) return changes
+    const parts = machines.map(({ deviceId, fresh }) => {
+      const first = fresh[0]!.ts
+      const last = fresh.at(-1)!.ts
+      return sql`
+        select device_id, ts, state, reason, event_id, 0 as part from production_states
+          where device_id = ${deviceId} and ts = (select max(ts) from production_states where device_id = ${deviceId} and ts < ${first})
+        union all
+        select device_id, ts, state, reason, event_id, 1 as part from production_states where device_id = ${deviceId} and ts >= ${first} and ts <= ${last}
+        union all
+        select device_id, ts, state, reason, event_id, 2 as part from production_states
+          where device_id = ${deviceId} and ts = (select min(ts) from production_states where device_id = ${deviceId} and ts > ${last})`
+    })
+    const { rows } = await sql<StateRow & { device_id: string; part: number }>`${sql.join(parts, sql` union all `)}`.execute(trx)
+    const around = new Map<string, StateRow[][]>()
+    for (const row of rows) {
+      let of = around.get(row.device_id)
+      if (!of) around.set(row.device_id, (of = [[], [], []]))
+      of[Number(row.part)]!.push({ ts: Number(row.ts), state: row.state, reason: row.reason, event_id: row.event_id })
     }
-
-    if (next) return undefined
-    const newest = merged.at(-1)!
-    const oldNewest = old.at(-1)
-    if (oldNewest && compareStateRows(newest, oldNewest) === 0) return undefined
-    const after = { state: newest.state, reason: newest.reason, since: newest.ts }
-    for (const statement of this.currentUpsert.statements([{ device_id: deviceId, ...after }])) await trx.executeQuery(statement)
-    return { before: oldNewest && { state: oldNewest.state, reason: oldNewest.reason, since: oldNewest.ts }, after }
+    const inserts: StatesRow[] = []
+    const currents: CurrentRow[] = []
+    for (const { deviceId, fresh } of machines) {
+      const [before, among, after] = (around.get(deviceId) ?? [[], [], []]).map((part) => part.sort(compareStateRows)) as [StateRow[], StateRow[], StateRow[]]
+      const previous = before.at(-1)
+      const next = after[0]
+      const old = [...(previous ? [previous] : []), ...among, ...(next ? [next] : [])]
+      const merged = [...old, ...fresh].sort(compareStateRows)
+      const deltas = deltasOf(deviceId)
+      for (let i = 1; i < old.length; i++) deltas.interval(old[i - 1]!.state, old[i - 1]!.ts, old[i]!.ts, -1)
+      for (let i = 1; i < merged.length; i++) deltas.interval(merged[i - 1]!.state, merged[i - 1]!.ts, merged[i]!.ts, 1)
+      for (const row of fresh) inserts.push({ device_id: deviceId, ts: row.ts, state: row.state, reason: row.reason, event_id: row.event_id })
+      if (next) continue
+      const newest = merged.at(-1)!
+      const oldNewest = old.at(-1)
+      if (oldNewest && compareStateRows(newest, oldNewest) === 0) continue
+      const current = { state: newest.state, reason: newest.reason, since: newest.ts }
+      currents.push({ device_id: deviceId, ...current })
+      changes.set(deviceId, { before: oldNewest && { state: oldNewest.state, reason: oldNewest.reason, since: oldNewest.ts }, after: current })
+    }
+    for (const statement of [...this.stateInsert.statements(inserts), ...this.currentUpsert.statements(currents)]) await trx.executeQuery(statement)
+    return changes
   }
 }
 
