@@ -3,7 +3,8 @@
  * device link, per instance, on SQLite (a temporary file) and PostgreSQL (a scratch database).
  * `--machines` machines each send frames of 50 events (placements with feeder and nozzle counts,
  * state changes, faults, jobs), keeping `--window` frames unacknowledged, for `--seconds`.
- * Printed beside its target and a baseline measured in the same run:
+ * Baseline and ingest alternate for two rounds, the best of each counts (a shared machine's
+ * load drifts). Printed beside its target and a baseline measured in the same run:
  * - events stored per second, ≥ 0.5× the baseline: the same events as 50-row INSERTs into a
  *   plain table of the raw columns, one transaction each, from as many writers as machines;
  * - p99 from a frame's sending to its acknowledgement.
@@ -23,6 +24,7 @@ import { option } from './bench-options.js'
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const EVENTS_PER_FRAME = 50
+const ROUNDS = 2
 const FEEDERS = ['F01', 'F02', 'F03', 'F04', 'F05', 'F06']
 const NOZZLES = ['N1', 'N2']
 
@@ -67,7 +69,7 @@ interface IngestResult {
 }
 
 /** Machines over real links: each keeps `window` frames unacknowledged until `seconds` have passed. */
-async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: number): Promise<IngestResult> {
+async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: number, round: number): Promise<IngestResult> {
   const latencies: number[] = []
   let stored = 0
   const deadline = performance.now() + options.seconds * 1000
@@ -76,7 +78,7 @@ async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: n
     Array.from({ length: options.machines }, async (_, m) => {
       const socket = new WebSocket(linkUrl)
       await once(socket, 'open')
-      const deviceId = `bench-prod-${m}`
+      const deviceId = `bench-prod-${round}-${m}`
       const sentAt = new Map<string, number>()
       let next = 0
       let done: () => void
@@ -116,7 +118,7 @@ async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: n
 
 /** The baseline: the same events, 50-row INSERTs into a plain table of the raw columns, one transaction each. */
 async function plainInserts(storage: Storage, options: IngestOptions, start: number): Promise<number> {
-  await sql`create table bench_plain_events (device_id varchar(64), event_id varchar(64), ts double precision, kind varchar(16), state varchar(20), reason varchar(64), job_id varchar(64), placed integer, missed integer, body text, received_at double precision)`.execute(storage.db)
+  await sql`create table if not exists bench_plain_events (device_id varchar(64), event_id varchar(64), ts double precision, kind varchar(16), state varchar(20), reason varchar(64), job_id varchar(64), placed integer, missed integer, body text, received_at double precision)`.execute(storage.db)
   let stored = 0
   const deadline = performance.now() + options.seconds * 1000
   const began = performance.now()
@@ -154,9 +156,15 @@ async function measure(databaseUrl: string, options: IngestOptions): Promise<voi
   try {
     const address = await app.listen({ port: 0, host: '127.0.0.1' })
     const linkUrl = `${address.replace(/^http/, 'ws')}${DEVICE_LINK_PATH}`
-    const start = Date.now() / 1000 - 86_400
-    const baseline = await plainInserts(storage, options, start)
-    const ingest = await ingestOverLinks(linkUrl, options, start)
+    // The load of a shared machine drifts: baseline and ingest alternate, the best round of each counts.
+    let baseline = 0
+    let ingest: IngestResult = { eventsPerSecond: 0, p99: NaN, p50: NaN }
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = Date.now() / 1000 - 86_400 + round * 3600
+      baseline = Math.max(baseline, await plainInserts(storage, options, start))
+      const measured = await ingestOverLinks(linkUrl, options, start, round)
+      if (measured.eventsPerSecond > ingest.eventsPerSecond) ingest = measured
+    }
     const ratio = ingest.eventsPerSecond / baseline
     console.log(`${storage.dialect}: ${options.machines} machines, frames of ${EVENTS_PER_FRAME} events, ${options.window} unacknowledged each, ${options.seconds} s`)
     console.log(
