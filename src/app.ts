@@ -24,6 +24,8 @@ import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
 import type { InstancePresenceOptions } from './gateway/devices/instance-presence.js'
 import { requireConsole } from './platform/admin/console-auth.js'
+import { ConsoleTokenGuard } from './platform/admin/console-token-guard.js'
+import { DownloadTally } from './gateway/releases/download-tally.js'
 import { generatedConsoleToken } from './platform/admin/console-token.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
@@ -74,6 +76,8 @@ export interface BuildOptions {
   eventBus?: EventBus<FleetEvent>
   /** Login internals tests change: the password-hash gate's bounds, the password check, the token clock. */
   login?: LoginOptions
+  /** How often firmware download counts are written (default DOWNLOAD_FLUSH_MS); tests shorten it. */
+  downloadFlushMs?: number
 }
 
 export interface LoginOptions {
@@ -119,12 +123,15 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   app.decorateRequest('user', null)
   app.decorateRequest('tokenClaims', null)
   app.decorateRequest('sessionCheck', null)
+  app.decorateRequest('consoleAuthenticated', false)
   // Before any handler: a session ended by logout (on any instance) is refused (see Authenticator.userHook).
   app.addHook('preHandler', deps.authenticator.sessionHook)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
   })
+  // X-Console-Token, wherever it is accepted: compared once, wrong ones limited per address (before any route's guard).
+  app.addHook('onRequest', new ConsoleTokenGuard(storage, deps.consoleToken).hook)
   installGracefulClose(app, options.gracefulClose)
   installValidator(app)
   installJsonBodyParser(app)
@@ -146,6 +153,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   // Root-level onClose runs after every capability's own onClose: storage closes last.
   app.addHook('onClose', async () => {
     await deps.events.close()
+    await deps.downloads.flush()
     await storage.close()
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId, drain: options.gracefulClose?.drain })
@@ -191,6 +199,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     readiness: [{ name: 'database', check: () => storage.ping() }],
     events: options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry)),
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
+    downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
   }
 }
 

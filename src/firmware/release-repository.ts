@@ -149,10 +149,11 @@ export async function findReleaseManifest(db: Db, releaseId: string): Promise<un
   return row ? (JSON.parse(row.manifest) as unknown) : undefined
 }
 
-export async function countDownload(db: Db, releaseId: string): Promise<void> {
+/** Adds `n` downloads to a release's counter (counted in memory first: `DownloadTally`). */
+export async function addDownloads(db: Db, releaseId: string, n: number): Promise<void> {
   await db
     .updateTable('firmware_releases')
-    .set((eb) => ({ download_count: eb('download_count', '+', 1) }))
+    .set((eb) => ({ download_count: eb('download_count', '+', n) }))
     .where('release_id', '=', releaseId)
     .execute()
 }

@@ -3,9 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import type { Db } from '../../storage/storage.js'
 import {
-  countDownload,
   findActiveImageId,
   findActiveManifest,
   findImageBytes,
@@ -15,6 +13,7 @@ import {
 } from '../../firmware/release-repository.js'
 import { parseRange } from './byte-range.js'
 import { ReleaseIdParams } from './firmware-schemas.js'
+import type { DownloadTally } from './download-tally.js'
 import { ReleaseImageCache } from './release-image-cache.js'
 
 /** Runs `release` once the response is done, sent or aborted (at once if it already is). */
@@ -33,7 +32,7 @@ function found<T>(value: T | undefined, missing: string): T {
  * Sends the image of `release` (already resolved by the route: the active one, or one by id),
  * with §6's rules: the one handler every image route shares.
  */
-async function sendImage(db: Db, cache: ReleaseImageCache, request: FastifyRequest, reply: FastifyReply, release: ImageId, missing: string) {
+async function sendImage(downloads: DownloadTally, cache: ReleaseImageCache, request: FastifyRequest, reply: FastifyReply, release: ImageId, missing: string) {
   const size = Number(release.size)
   const etag = `"${release.sha256}"`
   reply.header('etag', etag).header('accept-ranges', 'bytes').header('cache-control', 'no-cache')
@@ -55,7 +54,7 @@ async function sendImage(db: Db, cache: ReleaseImageCache, request: FastifyReque
     reply.raw.end()
     return reply
   }
-  if (!range || range.start === 0) await countDownload(db, release.release_id)
+  if (!range || range.start === 0) downloads.count(release.release_id)
   const lease = found(await cache.acquire(release.release_id, release.sha256), missing)
   // Held until this response is sent or aborted (see ReleaseImageCache's eviction rule).
   whenClosed(reply.raw, lease.release)
@@ -76,6 +75,8 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
   const { db } = deps.storage
   const tags = ['firmware']
   const cache = new ReleaseImageCache((releaseId) => findImageBytes(db, releaseId))
+  // Anonymous requests write nothing: downloads are counted in memory and written aggregated.
+  const { downloads } = deps
   const noActive = 'No active firmware release'
   const noRelease = (releaseId: string) => `No published or active release ${releaseId}`
 
@@ -87,7 +88,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
   app.get(
     '/api/v1/firmware/slave/system.bin',
     { schema: { tags, summary: 'Image of the active release', description: IMAGE_DESCRIPTION } },
-    async (request, reply) => sendImage(db, cache, request, reply, found(await findActiveImageId(db), noActive), noActive),
+    async (request, reply) => sendImage(downloads, cache, request, reply, found(await findActiveImageId(db), noActive), noActive),
   )
 
   app.get(
@@ -101,7 +102,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     { schema: { tags, summary: 'Image of a published or active release', description: IMAGE_DESCRIPTION, params: ReleaseIdParams } },
     async (request, reply) => {
       const missing = noRelease(request.params.release_id)
-      return sendImage(db, cache, request, reply, found(await findReleaseImageId(db, request.params.release_id), missing), missing)
+      return sendImage(downloads, cache, request, reply, found(await findReleaseImageId(db, request.params.release_id), missing), missing)
     },
   )
 }
