@@ -10,7 +10,7 @@ import { LoginThrottle } from './auth/login-throttle.js'
 import { TokenService } from './auth/token-service.js'
 import { MAX_QUEUED_HASHES, passwordHashGate, UserDirectory, type PasswordVerifier } from './auth/user-directory.js'
 import { verifyPassword } from './auth/password-hash.js'
-import { SessionRevocations } from './auth/session-revocations.js'
+import { SessionRevocations, type SessionRevocationOptions } from './auth/session-revocations.js'
 import type { Config } from './config/config.js'
 import { consoleRoutes } from './console/console-routes.js'
 import { createEventBus } from './events/create-event-bus.js'
@@ -76,6 +76,8 @@ export interface BuildOptions {
   eventBus?: EventBus<FleetEvent>
   /** Login internals tests change: the password-hash gate's bounds, the password check, the token clock. */
   login?: LoginOptions
+  /** How long a session found live is taken as live, and the clock of it (SessionRevocations); tests change them. */
+  sessions?: Pick<SessionRevocationOptions, 'liveForMs' | 'now'>
   /** How often firmware download counts are written (default DOWNLOAD_FLUSH_MS); tests shorten it. */
   downloadFlushMs?: number
 }
@@ -152,6 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
   // Root-level onClose runs after every capability's own onClose: storage closes last.
   app.addHook('onClose', async () => {
+    deps.sessions.close()
     await deps.events.close()
     await deps.downloads.flush()
     await storage.close()
@@ -167,6 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     options: deps.eventOptions,
     registry: deps.metrics.registry,
     userHook: deps.authenticator.userHook,
+    sessions: deps.sessions,
     boundDevices: (username) => bindings.boundDeviceIds(username),
   })
   await app.register(consoleRoutes, { dir: options.consoleDir })
@@ -181,7 +185,10 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
   const hashGate = passwordHashGate(login.hashConcurrency ?? config.loginHashConcurrency, login.maxQueuedHashes ?? MAX_QUEUED_HASHES)
   const users = new UserDirectory(config.authUsers, storage.db, login.verify ?? verifyPassword, hashGate)
   const tokens = new TokenService(secret, config.jwtExpireHours, { maxSessionHours: config.jwtMaxSessionHours, ...(login.now ? { now: login.now } : {}) })
-  const sessions = new SessionRevocations(storage.db, storage.clock)
+  const events = options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry))
+  // Logouts are announced to every instance on the bus: no instance reads the database for a session it found live a moment ago.
+  const sessions = new SessionRevocations(storage.db, storage.clock, { ...options.sessions, channel: events.broadcast('sessions') })
+  await events.listening()
   return {
     config,
     instanceId: config.instanceId ?? generatedInstanceId(),
@@ -197,7 +204,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
-    events: options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry)),
+    events,
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
     downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
   }

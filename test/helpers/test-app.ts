@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type LoginOptions } from '../../src/app.js'
+import { buildApp, type BuildOptions, type LoginOptions } from '../../src/app.js'
 import { hashPasswordSync, type HashSpec } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
 import type { DatabaseClock } from '../../src/storage/database-clock.js'
@@ -37,6 +37,8 @@ export interface TestAppOptions {
   clock?: DatabaseClock
   /** Login internals: the password-hash gate's bounds, the password check, the token clock. */
   login?: LoginOptions
+  /** How long a session found live is taken as live, and its clock (SessionRevocations). */
+  sessions?: BuildOptions['sessions']
   /** How often firmware download counts are written (the app's default: 10 s). */
   downloadFlushMs?: number
   /** Wraps the app's database handle (a test counts the statements it runs). */
@@ -60,6 +62,7 @@ export async function startTestApp(dialect: Dialect, env: Env = {}, options: Tes
     wechatTimeoutMs: options.wechatTimeoutMs,
     consoleDir: options.consoleDir,
     ...(options.login ? { login: options.login } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.downloadFlushMs !== undefined ? { downloadFlushMs: options.downloadFlushMs } : {}),
   })
   await app.ready()
