@@ -26,6 +26,7 @@ import type { InstancePresenceOptions } from './gateway/devices/instance-presenc
 import { requireConsole } from './platform/admin/console-auth.js'
 import { ConsoleTokenGuard } from './platform/admin/console-token-guard.js'
 import { DownloadTally } from './gateway/releases/download-tally.js'
+import { RevokedReleases } from './firmware/revoked-releases.js'
 import { generatedConsoleToken } from './platform/admin/console-token.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
@@ -207,6 +208,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     events,
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
     downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
+    revokedReleases: await RevokedReleases.load(storage.db, config.firmwareRevokedKeys),
   }
 }
 

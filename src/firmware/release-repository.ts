@@ -133,9 +133,10 @@ export async function findImageBytes(db: Db, releaseId: string): Promise<Buffer 
   return row?.image
 }
 
-export async function findActiveManifest(db: Db): Promise<unknown | undefined> {
-  const row = await db.selectFrom('firmware_releases').select('manifest').where('state', '=', 'active').executeTakeFirst()
-  return row ? (JSON.parse(row.manifest) as unknown) : undefined
+/** The active release's id and manifest. */
+export async function findActiveManifest(db: Db): Promise<{ release_id: string; manifest: unknown } | undefined> {
+  const row = await db.selectFrom('firmware_releases').select(['release_id', 'manifest']).where('state', '=', 'active').executeTakeFirst()
+  return row ? { release_id: row.release_id, manifest: JSON.parse(row.manifest) as unknown } : undefined
 }
 
 /** The manifest of one published or active release. */
