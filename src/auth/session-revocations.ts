@@ -27,8 +27,8 @@ export interface SessionRevocationOptions {
  *
  * The common case costs no database work: a session found live is taken as live for
  * `liveForMs` (5 s), and a logout on any instance is broadcast (signed with the cluster key) to
- * every other one, which drops the session from that cache and refuses it from then on, before
- * the logout is answered. The database is read (by primary key; the reads of requests arriving
+ * every other one, which drops the session from that cache and refuses it from the moment the
+ * message arrives (the logout is answered once the NATS server has it). The database is read (by primary key; the reads of requests arriving
  * together go as one `IN (…)` statement) only when the cache has no fresh answer: the first
  * request of a session on an instance, and once per `liveForMs` after. So a broadcast missed
  * (NATS down, instances sharing a database without a bus) still counts within `liveForMs`.
