@@ -75,15 +75,21 @@ export class SessionRevocations {
    * meanwhile either. Every other error is thrown.
    */
   async isRevoked(sid: string): Promise<boolean> {
-    if (this.known.has(sid)) return true
-    const checked = this.live.get(sid)
-    if (checked !== undefined && this.now() - checked < this.liveForMs) return false
+    const known = this.knownAnswer(sid)
+    if (known !== undefined) return known
     try {
       return await this.lookups.call(sid)
     } catch (err) {
       if (isConnectionFailure(err) || isDependencyUnavailable(err)) return false
       throw err
     }
+  }
+
+  /** What this instance knows without the database: ended (true), live a moment ago (false), or undefined (ask `isRevoked`). */
+  knownAnswer(sid: string): boolean | undefined {
+    if (this.known.has(sid)) return true
+    const checked = this.live.get(sid)
+    return checked !== undefined && this.now() - checked < this.liveForMs ? false : undefined
   }
 
   /** Whether this instance already knows `sid` ended (no database read). */
