@@ -52,6 +52,11 @@ describe.each(DIALECTS)('revoked firmware signing keys on %s', (dialect) => {
       },
       activate: (id: string) => app.inject({ method: 'POST', url: `/api/v1/admin/firmware/slave/releases/${id}/activate`, headers: { authorization: admin } }),
       get: (url: string) => app.inject({ url: `/api/v1/firmware/slave/${url}` }),
+      /** The platform's update check for a machine running version 0.0.0 (any active release is newer). */
+      updateCheck: async () => {
+        await app.inject({ method: 'POST', url: '/api/admin/device/add', headers: { 'x-console-token': 'test-console-token' }, payload: { device_id: 'rk-machine', model: 'm' } })
+        return (await app.inject({ url: '/v1/ota/check?device_id=rk-machine&version=0.0.0' })).json() as { update: boolean; release?: { release_id: string } }
+      },
     }
   }
 
@@ -61,6 +66,7 @@ describe.each(DIALECTS)('revoked firmware signing keys on %s', (dialect) => {
     for (const r of [leaked1, good1]) expect((await s.upload(r)).status).toBe(201)
     expect((await s.activate('rk-1')).statusCode).toBe(200)
     expect((await s.get('system.bin')).statusCode).toBe(200)
+    expect(await s.updateCheck()).toMatchObject({ update: true, release: { release_id: 'rk-1' } })
     await t!.app.close()
 
     s = await start({ FIRMWARE_REVOKED_KEYS: `${revokedFingerprint.toUpperCase()}, ${'ab'.repeat(32)}` })
@@ -77,11 +83,13 @@ describe.each(DIALECTS)('revoked firmware signing keys on %s', (dialect) => {
       expect(res.json()).toMatchObject({ success: false, error: 'not_found' })
     }
     expect((await s.get('releases/rk-2/system.bin')).statusCode).toBe(200)
+    expect(await s.updateCheck()).toMatchObject({ update: false })
     const activation = await s.activate('rk-1')
     expect(activation.statusCode).toBe(422)
     expect(activation.json()).toMatchObject({ success: false, error: 'invalid_firmware' })
     expect((await s.activate('rk-2')).statusCode).toBe(200)
     expect((await s.get('manifest.json')).json()).toMatchObject({ release: 'rk-2' })
+    expect(await s.updateCheck()).toMatchObject({ update: true, release: { release_id: 'rk-2' } })
   })
 
   it('refuses a malformed fingerprint at start, naming the variable', () => {
