@@ -7383,7 +7383,7 @@ export interface paths {
         };
         /**
          * Live event stream (Server-Sent Events)
-         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device` and `device-status` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.
+         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device` and `device-status` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires or its session is logged out (on any instance). See docs/events.md.
          */
         get: {
             parameters: {
