@@ -3,8 +3,12 @@
  *
  * Telemetry batches over HTTP (autocannon) against `fleetgate serve` on SQLite in a temp dir,
  * alternating with the same records inserted straight through the storage layer (no HTTP)
- * into a database of its own, round by round; then heartbeats. Prints records/s of each and
- * the median HTTP/raw ratio (target ≥ 0.8).
+ * into a database of its own, round by round; then heartbeats. The target (≥ 0.5, as on
+ * PostgreSQL) is against an independent baseline, the **plain storage limit**: the same points
+ * as multi-row INSERTs through better-sqlite3 into a plain table `(device_id, key, ts, value)`
+ * with no index, one transaction per batch, with fleetgate's pragmas (WAL, synchronous NORMAL).
+ * fleetgate's own storage layer in this process (no HTTP) is printed beside it, without a
+ * target: a slower store would raise that ratio.
  *
  * `--pg`: the server on PostgreSQL (a database made for the run, BENCH_PG_URL or
  * postgres://postgres@127.0.0.1:5432/postgres to make it), against two baselines, each raw
@@ -25,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config/config.js'
 import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/telemetry-store.js'
 import { openConfiguredStorage } from '../src/server.js'
+import Database from 'better-sqlite3'
 import pg from 'pg'
 import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
@@ -114,6 +119,37 @@ async function plainPgRate(databaseUrl: string, nextBatch: () => TimedRecord[], 
   await client.query(`create table if not exists ${PLAIN_TABLE} (device_id text not null, key text not null, ts bigint not null, value double precision not null)`)
   await client.end()
   return insertLoop(databaseUrl, PLAIN_TABLE, ['device_id', 'key', 'ts', 'value'], (key, ts, value) => ['bench-plain', key, ts, value], nextBatch, keys, seconds)
+}
+
+/** The SQLite plain storage limit: multi-row INSERTs into a table with no index, a transaction per batch; records/s. */
+function plainSqliteRate(file: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): number {
+  const db = new Database(file)
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.exec(`create table if not exists ${PLAIN_TABLE} (device_id text not null, key text not null, ts integer not null, value real not null)`)
+    const statements = new Map<number, Database.Statement>()
+    const insert = (rows: unknown[][]) => {
+      let statement = statements.get(rows.length)
+      if (!statement) {
+        statement = db.prepare(`insert into ${PLAIN_TABLE} (device_id, key, ts, value) values ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`)
+        statements.set(rows.length, statement)
+      }
+      statement.run(rows.flat())
+    }
+    const batchInTransaction = db.transaction(insert)
+    const started = performance.now()
+    let inserted = 0
+    while (performance.now() - started < seconds * 1000) {
+      const rows: unknown[][] = []
+      for (const record of nextBatch()) for (const [key, value] of Object.entries(record.values)) rows.push(['bench-plain', key, record.ts, value])
+      batchInTransaction(rows)
+      inserted += rows.length / keys
+    }
+    return rate(inserted, (performance.now() - started) / 1000)
+  } finally {
+    db.close()
+  }
 }
 
 interface AutocannonResult {
@@ -247,7 +283,7 @@ export default async function ingest(args: string[]): Promise<void> {
       `ingest: server process on ${onPg ? 'PostgreSQL' : `SQLite in ${dir}`}; ${batch} records × ${keys} keys per batch, ${connections} connections; ` +
         `${rounds} round(s) of ${duration} s over HTTP then ${duration} s raw, alternating (the machine's speed drifts between phases)`,
     )
-    const target = onPg ? 0.5 : 0.8
+    const target = 0.5
     const ratios: number[] = []
     const schemaRatios: number[] = []
     for (let round = 1; round <= rounds; round++) {
@@ -282,17 +318,19 @@ export default async function ingest(args: string[]): Promise<void> {
         schemaRatios.push(httpRate / own)
         console.log(`  ratio HTTP / plain limit: ${ratios.at(-1)!.toFixed(2)}; HTTP / own-schema raw: ${schemaRatios.at(-1)!.toFixed(2)}`)
       } else {
-        const raw = await rawRate(path.join(dir, 'raw'), nextRawBatch, keys, duration)
-        console.log(`  raw  telemetry: ${fmt(raw)} records/s (storage layer in this process, one batch at a time, no HTTP)`)
-        ratios.push(httpRate / raw)
-        console.log(`  ratio HTTP / raw: ${ratios.at(-1)!.toFixed(2)}`)
+        const plain = plainSqliteRate(path.join(dir, 'plain.db'), nextRawBatch, keys, duration)
+        console.log(`  plain storage limit: ${fmt(plain)} records/s (multi-row INSERT of (device_id, key, ts, real) into a plain SQLite table, a transaction per batch)`)
+        const own = await rawRate(path.join(dir, 'raw'), nextRawBatch, keys, duration)
+        console.log(`  own-schema raw: ${fmt(own)} records/s (fleetgate's storage layer in this process, one batch at a time, no HTTP)`)
+        ratios.push(httpRate / plain)
+        schemaRatios.push(httpRate / own)
+        console.log(`  ratio HTTP / plain limit: ${ratios.at(-1)!.toFixed(2)}; HTTP / own-schema raw: ${schemaRatios.at(-1)!.toFixed(2)}`)
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const ratio = median(ratios)
-    const baseline = onPg ? 'plain storage limit' : 'raw'
-    console.log(`ratio  HTTP / ${baseline}, median of ${rounds} round(s): ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
-    if (onPg) console.log(`ratio  HTTP / own-schema raw, median of ${rounds} round(s): ${median(schemaRatios).toFixed(2)} (no target: shows the HTTP path's cost on top of the schema)`)
+    console.log(`ratio  HTTP / plain storage limit, median of ${rounds} round(s): ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
+    console.log(`ratio  HTTP / own-schema raw, median of ${rounds} round(s): ${median(schemaRatios).toFixed(2)} (no target: shows the HTTP path's cost on top of the schema)`)
 
     const beats = await autocannon({
       url: `${base}/v1/device/heartbeat`,

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Authenticator } from './auth/authenticator.js'
 import type { LoginThrottle } from './auth/login-throttle.js'
 import type { ConcurrencyGate } from './lib/concurrency-gate.js'
+import type { DownloadTally } from './gateway/releases/download-tally.js'
+import type { RevokedReleases } from './firmware/revoked-releases.js'
 import type { SessionRevocations } from './auth/session-revocations.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
@@ -38,4 +40,8 @@ export interface AppDeps {
   /** State changes announced to the event streams (contract §11), across instances. */
   events: EventBus<FleetEvent>
   eventOptions: Required<EventOptions>
+  /** Firmware downloads, counted in memory and written aggregated (anonymous requests write nothing). */
+  downloads: DownloadTally
+  /** Stored releases signed by a revoked key (FIRMWARE_REVOKED_KEYS): not offered nor served. */
+  revokedReleases: RevokedReleases
 }

@@ -10,7 +10,7 @@ import { LoginThrottle } from './auth/login-throttle.js'
 import { TokenService } from './auth/token-service.js'
 import { MAX_QUEUED_HASHES, passwordHashGate, UserDirectory, type PasswordVerifier } from './auth/user-directory.js'
 import { verifyPassword } from './auth/password-hash.js'
-import { SessionRevocations } from './auth/session-revocations.js'
+import { SessionRevocations, type SessionRevocationOptions } from './auth/session-revocations.js'
 import type { Config } from './config/config.js'
 import { consoleRoutes } from './console/console-routes.js'
 import { createEventBus } from './events/create-event-bus.js'
@@ -24,6 +24,9 @@ import { gatewayPlugin } from './gateway/gateway-plugin.js'
 import type { RolloutOptions } from './gateway/rollouts/create-rollouts.js'
 import type { InstancePresenceOptions } from './gateway/devices/instance-presence.js'
 import { requireConsole } from './platform/admin/console-auth.js'
+import { ConsoleTokenGuard } from './platform/admin/console-token-guard.js'
+import { DownloadTally } from './gateway/releases/download-tally.js'
+import { RevokedReleases } from './firmware/revoked-releases.js'
 import { generatedConsoleToken } from './platform/admin/console-token.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
@@ -74,6 +77,10 @@ export interface BuildOptions {
   eventBus?: EventBus<FleetEvent>
   /** Login internals tests change: the password-hash gate's bounds, the password check, the token clock. */
   login?: LoginOptions
+  /** How long a session found live is taken as live, and the clock of it (SessionRevocations); tests change them. */
+  sessions?: Pick<SessionRevocationOptions, 'liveForMs' | 'now'>
+  /** How often firmware download counts are written (default DOWNLOAD_FLUSH_MS); tests shorten it. */
+  downloadFlushMs?: number
 }
 
 export interface LoginOptions {
@@ -119,12 +126,15 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
   app.decorateRequest('user', null)
   app.decorateRequest('tokenClaims', null)
   app.decorateRequest('sessionCheck', null)
+  app.decorateRequest('consoleAuthenticated', false)
   // Before any handler: a session ended by logout (on any instance) is refused (see Authenticator.userHook).
   app.addHook('preHandler', deps.authenticator.sessionHook)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
   })
+  // X-Console-Token, wherever it is accepted: compared once, wrong ones limited per address (before any route's guard).
+  app.addHook('onRequest', new ConsoleTokenGuard(storage, deps.consoleToken).hook)
   installGracefulClose(app, options.gracefulClose)
   installValidator(app)
   installJsonBodyParser(app)
@@ -145,7 +155,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
 
   // Root-level onClose runs after every capability's own onClose: storage closes last.
   app.addHook('onClose', async () => {
+    deps.sessions.close()
     await deps.events.close()
+    await deps.downloads.flush()
     await storage.close()
   })
   await app.register(opsRoutes, { metrics: deps.metrics, readiness: deps.readiness, instanceId: deps.instanceId, drain: options.gracefulClose?.drain })
@@ -159,6 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<F
     options: deps.eventOptions,
     registry: deps.metrics.registry,
     userHook: deps.authenticator.userHook,
+    sessions: deps.sessions,
     boundDevices: (username) => bindings.boundDeviceIds(username),
   })
   await app.register(consoleRoutes, { dir: options.consoleDir })
@@ -173,7 +186,10 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
   const hashGate = passwordHashGate(login.hashConcurrency ?? config.loginHashConcurrency, login.maxQueuedHashes ?? MAX_QUEUED_HASHES)
   const users = new UserDirectory(config.authUsers, storage.db, login.verify ?? verifyPassword, hashGate)
   const tokens = new TokenService(secret, config.jwtExpireHours, { maxSessionHours: config.jwtMaxSessionHours, ...(login.now ? { now: login.now } : {}) })
-  const sessions = new SessionRevocations(storage.db, storage.clock)
+  const events = options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry))
+  // Logouts are announced to every instance on the bus: no instance reads the database for a session it found live a moment ago.
+  const sessions = new SessionRevocations(storage.db, storage.clock, { ...options.sessions, channel: events.broadcast('sessions') })
+  await events.listening()
   return {
     config,
     instanceId: config.instanceId ?? generatedInstanceId(),
@@ -189,8 +205,10 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     wechatTimeoutMs: options.wechatTimeoutMs ?? 5000,
     log: app.log,
     readiness: [{ name: 'database', check: () => storage.ping() }],
-    events: options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry)),
+    events,
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
+    downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
+    revokedReleases: await RevokedReleases.load(storage.db, config.firmwareRevokedKeys),
   }
 }
 

@@ -76,8 +76,9 @@ export class Authenticator {
 
   /**
    * Any authenticated gateway user (for `await`; routes use `userHook`). Every call asks whether
-   * the token's session was ended (a primary-key read, batched with concurrent ones), so a
-   * logout on any instance counts on every instance at once.
+   * the token's session was ended (`SessionRevocations`: from memory for a session found live
+   * within 5 s, else a primary-key read batched with concurrent ones); a logout on any instance
+   * is announced to every instance.
    */
   readonly requireUser = async (request: FastifyRequest): Promise<void> => {
     const found = await this.identified(request)
@@ -88,8 +89,9 @@ export class Authenticator {
 
   /**
    * onRequest hook (only there): any authenticated gateway user. A callback hook: for a token
-   * already verified of a configured user it answers at once, without a promise, and only starts
-   * reading whether the token's session was ended; `sessionHook` (preHandler, on every route)
+   * already verified of a configured user it answers at once, without a promise, and, unless the
+   * session was found live a moment ago (the common case: nothing more), only starts reading
+   * whether the token's session was ended; `sessionHook` (preHandler, on every route)
    * waits for that read before the handler runs. So early answers (413, `100 Continue`) still go
    * out before the body is read, and no handler runs for an ended session.
    */
@@ -98,6 +100,9 @@ export class Authenticator {
     if (found === undefined) return void this.requireUser(request).then(() => done(), done)
     request.user = found.user
     request.tokenClaims = found.claims
+    // The common case: a session this instance found live a moment ago, answered without a promise.
+    const known = this.revocations.knownAnswer(found.claims.sid)
+    if (known === false) return done()
     request.sessionCheck = this.revocations.isRevoked(found.claims.sid).then(
       (revoked) => revoked,
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),

@@ -58,6 +58,23 @@ export class LoginThrottle {
     throw new AppError('rate_limited', message, { retry_after: wait })
   }
 
+  /**
+   * Refuses (429 `rate_limited`) while `key` has `limit` failures or more in a window that has not
+   * ended; counts nothing. For checks where only failures count: call it before testing the
+   * credentials (so a limited client learns nothing from the answer) and `claim` after a failure.
+   */
+  async refuseWhileLimited(key: string, message: string): Promise<void> {
+    const now = epochMillis(this.clock)
+    const row = await this.db
+      .selectFrom('login_counters')
+      .select(['failures', 'window_start', now.as('now')])
+      .where('key', '=', this.scoped(key))
+      .executeTakeFirst()
+    if (!row || Number(row.failures) < this.limit) return
+    const wait = Math.ceil((Number(row.window_start) + this.windowMs - Number(row.now)) / 1000)
+    if (wait > 0) throw new AppError('rate_limited', message, { retry_after: wait })
+  }
+
   /** The claimed attempt did not test the credentials after all: it does not count. */
   async release(key: string): Promise<void> {
     await this.db

@@ -74,6 +74,8 @@ export interface Config {
   wechat: { appid: string; secret: string; apiBase: string } | undefined
   wechatApiBase: string
   firmwareRootPublicKey: KeyObject | undefined
+  /** FIRMWARE_REVOKED_KEYS: SHA-256 fingerprints (lowercase hex) of the signing keys whose releases are refused and no longer served. */
+  firmwareRevokedKeys: ReadonlySet<string>
   firmwareMaxBytes: number
   telemetryRetentionDays: number
   logRetentionDays: number
@@ -193,6 +195,19 @@ function parseDatabase(env: Env, dataDir: string): DatabaseTarget {
     return { kind: 'postgres', url: raw }
   }
   throw new ConfigError('DATABASE_URL', 'expected sqlite:<path>, sqlite::memory: or postgres://…')
+}
+
+/** FIRMWARE_REVOKED_KEYS: SHA-256 fingerprints of signing keys' DER SubjectPublicKeyInfo, 64 hex digits each (`:` allowed), separated by commas or spaces. */
+function parseRevokedKeys(env: Env): ReadonlySet<string> {
+  const name = 'FIRMWARE_REVOKED_KEYS'
+  const raw = text(env, name)
+  const keys = new Set<string>()
+  for (const entry of (raw ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const hex = entry.replace(/:/g, '').toLowerCase()
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw new ConfigError(name, `"${entry.slice(0, 80)}" is not a SHA-256 fingerprint (64 hex digits)`)
+    keys.add(hex)
+  }
+  return keys
 }
 
 function parseRootKey(env: Env): KeyObject | undefined {
@@ -341,6 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
     wechat: appid && secret ? { appid, secret, apiBase: wechatApiBase } : undefined,
     wechatApiBase,
     firmwareRootPublicKey: parseRootKey(env),
+    firmwareRevokedKeys: parseRevokedKeys(env),
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetentionDays: e.LOG_RETENTION_DAYS,

@@ -59,6 +59,7 @@ export const EnvSchema = Type.Object(
     WECHAT_SECRET: Text('mini-program credentials'),
     WECHAT_API_BASE: Type.String({ default: 'https://api.weixin.qq.com', description: 'identity service base URL' }),
     FIRMWARE_ROOT_PUBKEY: Text('PEM text or a path to a PEM file: root of the firmware signature chain (P-256)'),
+    FIRMWARE_REVOKED_KEYS: Text('SHA-256 fingerprints of revoked firmware signing keys (DER SubjectPublicKeyInfo, 64 hex digits, comma-separated): their releases are refused at upload and no longer served'),
     FIRMWARE_MAX_BYTES: PositiveInteger(16_777_216, 'firmware upload limit (413)'),
     TELEMETRY_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of telemetry'),
     LOG_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of device logs'),

@@ -9,6 +9,12 @@ import { EventStream, type EndReason } from './event-stream.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 
+/** What the hub needs of `SessionRevocations`: a stream of a session ended by logout (on any instance) ends. */
+export interface EndedSessions {
+  onEnded(listener: (sid: string) => void): () => void
+  knownRevoked(sid: string): boolean
+}
+
 export interface OpenStream {
   stream: EventStream
   /** Resolves once events raised on other instances reach this stream. */
@@ -28,6 +34,9 @@ export class EventHub {
   private readonly streams = new Set<EventStream>()
   private readonly perUser = new Map<string, number>()
   private readonly expiry = new Map<EventStream, NodeJS.Timeout>()
+  /** The session each stream was opened with. */
+  private readonly sessionOf = new Map<EventStream, string>()
+  private readonly stopHearingLogouts: () => void
   private unsubscribe: (() => void) | undefined
   private keepAlive: NodeJS.Timeout | undefined
   private readonly dropped: Counter<'reason'>
@@ -37,7 +46,9 @@ export class EventHub {
     private readonly bus: Pick<EventBus<StreamedEvent>, 'subscribe' | 'listening'>,
     private readonly options: Required<EventOptions>,
     registry: Registry,
+    private readonly sessions: EndedSessions,
   ) {
+    this.stopHearingLogouts = sessions.onEnded((sid) => this.endSession(sid))
     const streams = this.streams
     new Gauge({
       name: 'fleetgate_event_streams',
@@ -49,7 +60,7 @@ export class EventHub {
     })
     this.dropped = new Counter({
       name: 'fleetgate_event_streams_ended_total',
-      help: 'Event streams ended, by reason (client, token_expired, slow_consumer, shutdown)',
+      help: 'Event streams ended, by reason (client, token_expired, logged_out, slow_consumer, shutdown)',
       labelNames: ['reason'],
       registers: [registry],
     })
@@ -64,7 +75,7 @@ export class EventHub {
    * holds events until `start`. Attached before the bindings are read, so no binding made in
    * between is missed.
    */
-  open(res: ServerResponse, user: AuthUser, deviceIds: ReadonlySet<string> | undefined, expiresAtMs: number): OpenStream {
+  open(res: ServerResponse, user: AuthUser, sid: string, deviceIds: ReadonlySet<string> | undefined, expiresAtMs: number): OpenStream {
     if (this.closing) throw new AppError('not_configured', 'The server is shutting down', {}, 503)
     const count = this.perUser.get(user.id) ?? 0
     if (count >= this.options.maxStreamsPerUser) {
@@ -78,6 +89,7 @@ export class EventHub {
       onEnd: (s, reason) => this.forget(s, reason),
     })
     this.streams.add(stream)
+    this.sessionOf.set(stream, sid)
     this.unsubscribe ??= this.bus.subscribe((event) => {
       for (const stream of this.streams) stream.offer(event)
     })
@@ -85,6 +97,8 @@ export class EventHub {
       stream,
       listening: () => this.bus.listening(),
       start: (bound) => {
+        // A logout answered while the stream was being opened.
+        if (this.sessions.knownRevoked(sid)) return stream.end('logged_out')
         this.armExpiry(stream, expiresAtMs)
         stream.start(bound)
       },
@@ -103,10 +117,16 @@ export class EventHub {
 
   closeAll(): void {
     this.closing = true
+    this.stopHearingLogouts()
     clearInterval(this.keepAlive)
     this.unsubscribe?.()
     this.unsubscribe = undefined
     for (const stream of [...this.streams]) stream.end('shutdown')
+  }
+
+  /** Ends the streams of session `sid` (logged out here or on another instance). */
+  private endSession(sid: string): void {
+    for (const [stream, of] of this.sessionOf) if (of === sid) stream.end('logged_out')
   }
 
   private armExpiry(stream: EventStream, expiresAtMs: number): void {
@@ -128,6 +148,7 @@ export class EventHub {
     }
     clearTimeout(this.expiry.get(stream))
     this.expiry.delete(stream)
+    this.sessionOf.delete(stream)
     const id = stream.user.id
     const left = (this.perUser.get(id) ?? 1) - 1
     if (left > 0) this.perUser.set(id, left)

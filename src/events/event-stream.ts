@@ -13,7 +13,7 @@ const dataOf = (event: StreamedEvent) => {
 /** Events held while a stream loads its user's bindings; beyond this the stream gives up. */
 const MAX_PENDING = 10_000
 
-export type EndReason = 'client' | 'token_expired' | 'slow_consumer' | 'shutdown'
+export type EndReason = 'client' | 'token_expired' | 'logged_out' | 'slow_consumer' | 'shutdown'
 
 export interface EventStreamSettings {
   user: AuthUser
@@ -91,6 +91,7 @@ export class EventStream {
     }
     if (reason === 'client') return
     if (reason === 'token_expired') this.res.write(': token expired\n\n')
+    if (reason === 'logged_out') this.res.write(': logged out\n\n')
     this.res.end(() => {
       if (reason === 'shutdown') socket?.destroySoon()
     })

@@ -19,7 +19,7 @@ export const EventsQuery = Type.Object({
   ),
 })
 
-const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`, described by its schema in \`components.schemas\` (${EVENT_KINDS.map(eventSchemaName).join(', ')}); a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\`, \`device-status\` and \`machine-state\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.`
+const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`, described by its schema in \`components.schemas\` (${EVENT_KINDS.map(eventSchemaName).join(', ')}); a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\`, \`device-status\` and \`machine-state\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires or its session is logged out (on any instance). See docs/events.md.`
 
 export interface EventsRouteOptions {
   hub: EventHub
@@ -52,7 +52,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<EventsRouteOptions> = async 
     async (request, reply) => {
       const user = request.user!
       const ids = request.query.device_id
-      const opened = hub.open(reply.raw, user, ids ? new Set(ids) : undefined, tokenExpiry(request.headers.authorization))
+      const opened = hub.open(reply.raw, user, request.tokenClaims!.sid, ids ? new Set(ids) : undefined, tokenExpiry(request.headers.authorization))
       reply.raw.on('close', () => opened.stream.end('client'))
       let bound: string[] = []
       try {

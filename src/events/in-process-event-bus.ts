@@ -1,5 +1,5 @@
 import type { EventEnvelope } from './event-envelope.js'
-import type { EventBus, EventListener } from './event-bus.js'
+import type { BroadcastChannel, EventBus, EventListener } from './event-bus.js'
 
 /** One instance: publishing calls every listener of this process. */
 export class InProcessEventBus<E = EventEnvelope> implements EventBus<E> {
@@ -21,6 +21,11 @@ export class InProcessEventBus<E = EventEnvelope> implements EventBus<E> {
   }
 
   async listening(): Promise<void> {}
+
+  /** One instance: there is no other instance to reach. */
+  broadcast(): BroadcastChannel {
+    return { send: async () => {}, listen: () => () => {} }
+  }
 
   async close(): Promise<void> {
     this.listeners.clear()

@@ -2,13 +2,16 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { NatsConnection, Subscription } from 'nats'
 import { drainNats } from '../nats/connect-nats.js'
 import { NatsConnectionWatch } from '../nats/connection-watch.js'
-import type { EventBus, EventListener } from './event-bus.js'
+import type { BroadcastChannel, EventBus, EventListener } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
 import { withTimeout } from '../lib/time.js'
 
 /** Every instance publishes here, and subscribes here while it has listeners. */
 export const EVENTS_SUBJECT = 'fleetgate.events'
+
+/** Broadcast channels: `fleetgate.broadcast.<name>`, subscribed by every instance. */
+export const BROADCAST_SUBJECT_PREFIX = 'fleetgate.broadcast.'
 
 /** How long `listening` waits for the server to confirm the subscription. */
 const LISTENING_WAIT_MS = 2000
@@ -37,6 +40,7 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
    * arrived after the next one raised elsewhere.
    */
   private sendTimer: NodeJS.Immediate | undefined
+  private readonly channels: Subscription[] = []
 
   constructor(
     private readonly nc: NatsConnection,
@@ -86,15 +90,54 @@ export class NatsEventBus<E extends EventEnvelope> implements EventBus<E> {
     }
   }
 
-  /** Resolves once the server has the subscription (a round trip), or after a short wait while NATS is down. */
+  /** Resolves once the server has the subscriptions (events and broadcast channels: a round trip), or after a short wait while NATS is down. */
   async listening(): Promise<void> {
-    if (!this.subscription || !this.connection.connected) return
+    if ((!this.subscription && this.channels.length === 0) || !this.connection.connected) return
     await withTimeout(this.nc.flush(), LISTENING_WAIT_MS).catch(() => undefined)
+  }
+
+  /**
+   * A channel on `fleetgate.broadcast.<name>`, on this bus's connection (signed with the cluster
+   * key like every message; `noEcho`: an instance does not hear its own). While NATS is down a
+   * message is dropped, not queued: what it says must also be found elsewhere (the database).
+   */
+  broadcast(name: string): BroadcastChannel {
+    const subject = `${BROADCAST_SUBJECT_PREFIX}${name}`
+    const listeners = new Set<(message: string) => void>()
+    let subscribed = false
+    return {
+      send: async (message) => {
+        if (!this.connection.connected) return
+        try {
+          this.nc.publish(subject, this.encoder.encode(message))
+          await withTimeout(this.nc.flush(), LISTENING_WAIT_MS)
+        } catch (err) {
+          this.log.warn({ err, subject }, 'could not broadcast to the other instances')
+        }
+      },
+      listen: (listener) => {
+        listeners.add(listener)
+        if (!subscribed) {
+          subscribed = true
+          this.channels.push(
+            this.nc.subscribe(subject, {
+              callback: (err, msg) => {
+                if (err) return this.log.error({ err, subject }, 'NATS broadcast subscription failed')
+                const message = this.decoder.decode(msg.data)
+                for (const each of listeners) each(message)
+              },
+            }),
+          )
+        }
+        return () => listeners.delete(listener)
+      },
+    }
   }
 
   async close(): Promise<void> {
     clearImmediate(this.sendTimer)
     this.send()
+    for (const channel of this.channels.splice(0)) channel.unsubscribe()
     this.subscription?.unsubscribe()
     this.subscription = undefined
     await this.local.close()

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
 
 /** Node's name for P-256 (secp256r1). */
 const P256 = 'prime256v1'
@@ -27,6 +27,12 @@ export const generateP256KeyPair = (): FirmwareKeyPair => generateKeyPairSync('e
 /** The DER SubjectPublicKeyInfo of a key (public, or the public half of a private key): the PUBKEY TLV. */
 export const publicKeyDer = (key: KeyObject): Buffer =>
   (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'der', type: 'spki' })
+
+/**
+ * A signing key's fingerprint: the SHA-256 (lowercase hex) of its DER SubjectPublicKeyInfo, the
+ * PUBKEY TLV's bytes. What FIRMWARE_REVOKED_KEYS lists (`openssl pkey -pubin -in signing.pub.pem -outform DER | sha256sum`).
+ */
+export const keyFingerprint = (spkiDer: Buffer): string => createHash('sha256').update(spkiDer).digest('hex')
 
 /** The signer certificate: the root's DER signature over the signing key's SPKI DER. */
 export const certifySigningKey = (rootPrivateKey: KeyObject, signingPublicKey: KeyObject): Buffer =>

@@ -6,7 +6,7 @@ export const RELEASE_CHECKS = {
   crc32: 'system.crc32 equals the CRC-32 (IEEE) of the file',
   layout: 'MCUboot header magic, sizes and TLV areas',
   image_hash: 'SHA256 TLV matches header + payload + protected TLV area',
-  signing_key: 'PUBKEY TLV is an ECDSA P-256 public key',
+  signing_key: 'PUBKEY TLV is an ECDSA P-256 public key, not revoked (FIRMWARE_REVOKED_KEYS)',
   signer_cert: "SIGNER_CERT is the root key's signature over PUBKEY",
   signature: 'ECDSA_SIG verifies with PUBKEY',
   image_version: 'image_version equals the header build_num',

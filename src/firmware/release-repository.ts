@@ -133,9 +133,10 @@ export async function findImageBytes(db: Db, releaseId: string): Promise<Buffer 
   return row?.image
 }
 
-export async function findActiveManifest(db: Db): Promise<unknown | undefined> {
-  const row = await db.selectFrom('firmware_releases').select('manifest').where('state', '=', 'active').executeTakeFirst()
-  return row ? (JSON.parse(row.manifest) as unknown) : undefined
+/** The active release's id and manifest. */
+export async function findActiveManifest(db: Db): Promise<{ release_id: string; manifest: unknown } | undefined> {
+  const row = await db.selectFrom('firmware_releases').select(['release_id', 'manifest']).where('state', '=', 'active').executeTakeFirst()
+  return row ? { release_id: row.release_id, manifest: JSON.parse(row.manifest) as unknown } : undefined
 }
 
 /** The manifest of one published or active release. */
@@ -149,10 +150,11 @@ export async function findReleaseManifest(db: Db, releaseId: string): Promise<un
   return row ? (JSON.parse(row.manifest) as unknown) : undefined
 }
 
-export async function countDownload(db: Db, releaseId: string): Promise<void> {
+/** Adds `n` downloads to a release's counter (counted in memory first: `DownloadTally`). */
+export async function addDownloads(db: Db, releaseId: string, n: number): Promise<void> {
   await db
     .updateTable('firmware_releases')
-    .set((eb) => ({ download_count: eb('download_count', '+', 1) }))
+    .set((eb) => ({ download_count: eb('download_count', '+', n) }))
     .where('release_id', '=', releaseId)
     .execute()
 }

@@ -116,7 +116,7 @@ function checkProductInfo(checks: ReleaseChecks, manifest: unknown, image: Mcubo
  * const result = verifyRelease(imageBytes, JSON.parse(manifestText), config.firmwareRootPublicKey)
  * if (!result.ok) throw new AppError('invalid_firmware', result.reasons[0], { reasons: result.reasons })
  */
-export function verifyRelease(image: Buffer, manifest: unknown, rootPublicKey: KeyObject): ReleaseVerification {
+export function verifyRelease(image: Buffer, manifest: unknown, rootPublicKey: KeyObject, revokedKeys?: ReadonlySet<string>): ReleaseVerification {
   const checks = new ReleaseChecks()
   const sha256 = createHash('sha256').update(image).digest('hex')
   const crc32 = crc32Hex(image)
@@ -128,7 +128,7 @@ export function verifyRelease(image: Buffer, manifest: unknown, rootPublicKey: K
   checks.record('layout', parsed.ok ? [] : [parsed.reason])
   let info: ReleaseInfo | undefined
   if (parsed.ok) {
-    verifySignatureChain(checks, image, parsed.image, rootPublicKey)
+    verifySignatureChain(checks, image, parsed.image, rootPublicKey, revokedKeys)
     checkVersions(checks, manifest, parsed.image.header)
     const product = checkProductInfo(checks, manifest, parsed.image)
     info = { size: image.length, sha256, crc32, header: parsed.image.header }

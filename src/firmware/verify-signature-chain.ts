@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto'
 import { stripSignaturePadding, verifyEcdsaSha256 } from './ecdsa-signature.js'
 import { findTlv } from './find-tlv.js'
-import { isP256Key } from './firmware-keys.js'
+import { isP256Key, keyFingerprint } from './firmware-keys.js'
 import type { McubootImage } from './mcuboot-image.js'
 import type { ReleaseChecks } from './release-checks.js'
 import { describeTlv } from './tlv-type.js'
@@ -60,14 +60,17 @@ function checkImageSignature(checks: ReleaseChecks, signedBytes: Buffer, image: 
 /**
  * The cryptographic half of contract §6: SHA256 TLV, PUBKEY, SIGNER_CERT (root → signing
  * key) and ECDSA_SIG (signing key → image). `bytes` is the whole file `image` was parsed from.
+ * A signing key whose fingerprint is in `revokedKeys` fails the chain.
  */
-export function verifySignatureChain(checks: ReleaseChecks, bytes: Buffer, image: McubootImage, rootKey: KeyObject): void {
+export function verifySignatureChain(checks: ReleaseChecks, bytes: Buffer, image: McubootImage, rootKey: KeyObject, revokedKeys: ReadonlySet<string> = new Set()): void {
   const signedBytes = bytes.subarray(image.signed.start, image.signed.end)
   checkImageHash(checks, signedBytes, image)
 
   const pubkey = findTlv(image, 'PUBKEY')
   const signingKey = pubkey.ok ? readSigningKey(pubkey.value) : { reason: pubkey.reason }
-  checks.record('signing_key', signingKey.reason ? [signingKey.reason] : [])
+  const fingerprint = pubkey.ok ? keyFingerprint(pubkey.value) : undefined
+  const revoked = fingerprint !== undefined && revokedKeys.has(fingerprint) ? `the signing key ${fingerprint} is revoked (FIRMWARE_REVOKED_KEYS)` : undefined
+  checks.record('signing_key', signingKey.reason ? [signingKey.reason] : revoked ? [revoked] : [])
 
   checkSignerCert(checks, image, pubkey.ok ? pubkey.value : undefined, rootKey)
   checkImageSignature(checks, signedBytes, image, signingKey.key)

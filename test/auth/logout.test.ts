@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { CompiledQuery } from 'kysely'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DIALECTS, testDatabase } from '../helpers/dialects.js'
+import { natsSuitesRunnable, TEST_CLUSTER_ENV, TEST_NATS_URL } from '../helpers/nats.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const post = (t: TestApp, url: string, token?: string, payload?: object) =>
@@ -14,20 +16,23 @@ const loginToken = async (t: TestApp, username = 'alice', password = 'alice-pass
   return res.json().token as string
 }
 
-describe.each(DIALECTS)('logout across instances on %s', (dialect) => {
+const natsRunnable = await natsSuitesRunnable({ needsPostgres: true })
+
+/** The supported deployment of several instances (contract §13): one PostgreSQL, one NATS. */
+describe.skipIf(!natsRunnable)('logout across two instances sharing PostgreSQL and NATS', () => {
   let a: TestApp
   let b: TestApp
-  const dir = mkdtempSync(join(tmpdir(), 'logout-'))
-  const database = testDatabase(dialect, join(dir, 'shared.db'))
+  const database = testDatabase('postgres')
   beforeAll(async () => {
-    a = await startTestApp(dialect, {}, { database })
-    b = await startTestApp(dialect, {}, { database })
+    // A session found live is taken as live for an hour: only the broadcast can end it in time.
+    const env = { NATS_URL: TEST_NATS_URL, ...TEST_CLUSTER_ENV }
+    a = await startTestApp('postgres', env, { database, sessions: { liveForMs: 3_600_000 } })
+    b = await startTestApp('postgres', env, { database, sessions: { liveForMs: 3_600_000 } })
   })
   afterAll(async () => {
-    await b.close()
-    await a.close()
+    await b?.close()
+    await a?.close()
     await database.cleanup()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   it('ends the token and its refresh chain on every instance at once; other sessions of the user go on', async () => {
@@ -43,6 +48,8 @@ describe.each(DIALECTS)('logout across instances on %s', (dialect) => {
     expect(out.statusCode).toBe(200)
     expect(out.json()).toEqual({ success: true })
 
+    // The logout is answered once NATS has its broadcast; B refuses the session as soon as it arrives (milliseconds).
+    await expect.poll(async () => (await devices(b, token)).statusCode).toBe(401)
     for (const t of [b, a]) {
       for (const ended of [token, refreshed]) {
         expect((await devices(t, ended)).statusCode).toBe(401)
@@ -58,13 +65,58 @@ describe.each(DIALECTS)('logout across instances on %s', (dialect) => {
   it('ends a chain from a token refreshed on another instance', async () => {
     const token = await loginToken(a)
     const refreshed = (await post(b, 'refresh', token)).json().token as string
+    expect((await devices(a, token)).statusCode).toBe(200)
     expect((await post(b, 'logout', refreshed)).statusCode).toBe(200)
-    expect((await devices(a, token)).statusCode).toBe(401)
+    await expect.poll(async () => (await devices(a, token)).statusCode).toBe(401)
   })
 
   it('answers 401 without a token or with an invalid one', async () => {
     expect((await post(a, 'logout')).statusCode).toBe(401)
     expect((await post(a, 'logout', 'a.b.c')).statusCode).toBe(401)
+  })
+})
+
+describe.each(DIALECTS)('logout on instances sharing a database without a bus, on %s', (dialect) => {
+  let a: TestApp
+  let b: TestApp
+  let now = 0
+  const dir = mkdtempSync(join(tmpdir(), 'logout-'))
+  const database = testDatabase(dialect, join(dir, 'shared.db'))
+  const sessions = { liveForMs: 5_000, now: () => now }
+  beforeAll(async () => {
+    a = await startTestApp(dialect, {}, { database, sessions })
+    b = await startTestApp(dialect, {}, { database, sessions })
+  })
+  afterAll(async () => {
+    await b.close()
+    await a.close()
+    await database.cleanup()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('ends the token at once where it was logged out, and on the other instance within the live-session cache lifetime', async () => {
+    const token = await loginToken(a)
+    expect((await devices(b, token)).statusCode).toBe(200)
+    expect((await post(a, 'logout', token)).statusCode).toBe(200)
+    expect((await devices(a, token)).statusCode).toBe(401)
+    now += 5_001
+    expect((await devices(b, token)).statusCode).toBe(401)
+    expect((await post(b, 'refresh', token)).statusCode).toBe(401)
+  })
+
+  it('reads a live session from the database once per cache lifetime, not per request', async () => {
+    const token = await loginToken(a)
+    const spy = vi.spyOn(b.storage.db.getExecutor(), 'executeQuery')
+    const reads = () => spy.mock.calls.filter(([query]) => /revoked_sessions/.test((query as CompiledQuery).sql)).length
+    try {
+      for (let i = 0; i < 20; i++) expect((await devices(b, token)).statusCode).toBe(200)
+      expect(reads()).toBe(1)
+      now += 5_001
+      for (let i = 0; i < 20; i++) expect((await devices(b, token)).statusCode).toBe(200)
+      expect(reads()).toBe(2)
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
 

@@ -1,3 +1,4 @@
+import type { BuildOptions } from '../../src/app.js'
 import type { Env } from '../../src/config/config.js'
 import type { EventBus } from '../../src/events/event-bus.js'
 import type { EventOptions } from '../../src/events/event-options.js'
@@ -21,7 +22,7 @@ export interface EventsApp extends GatewayApp {
 export async function startEventsApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; events?: EventOptions; eventBus?: EventBus<FleetEvent> } = {},
+  options: { database?: TestDatabase; events?: EventOptions; eventBus?: EventBus<FleetEvent>; sessions?: BuildOptions['sessions'] } = {},
 ): Promise<EventsApp> {
   const app = await startGatewayApp(dialect, { CLOUD_JWT_SECRET: JWT_SECRET, ...env }, { ...options, events: { ...FAST_EVENTS, ...options.events } })
   const open: SseClient[] = []

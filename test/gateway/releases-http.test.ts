@@ -47,7 +47,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     fetch(`${base}/api/v1/admin/firmware/slave/releases/${id}/activate`, { method: 'POST', headers: { authorization: auth } })
 
   beforeAll(async () => {
-    t = await startTestApp(dialect, { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey), FIRMWARE_MAX_BYTES: '65536' })
+    t = await startTestApp(dialect, { FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey), FIRMWARE_MAX_BYTES: '65536' }, { downloadFlushMs: 20 })
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
     admin = await loginAs(t.app, 'admin', 'admin')
@@ -223,8 +223,9 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
       'r-1.4.2-100',
       'r-1.4.2-101',
     ])
-    const counted = await t.storage.db.selectFrom('firmware_releases').select('download_count').where('release_id', '=', 'r-1.4.2-101').executeTakeFirstOrThrow()
-    expect(counted.download_count).toBe(2)
+    const counted = async () =>
+      (await t.storage.db.selectFrom('firmware_releases').select('download_count').where('release_id', '=', 'r-1.4.2-101').executeTakeFirstOrThrow()).download_count
+    await expect.poll(counted).toBe(2)
   })
 })
 

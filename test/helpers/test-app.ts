@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type LoginOptions } from '../../src/app.js'
+import { buildApp, type BuildOptions, type LoginOptions } from '../../src/app.js'
 import { hashPasswordSync, type HashSpec } from '../../src/auth/password-hash.js'
 import { loadConfig, type Config, type Env } from '../../src/config/config.js'
 import type { DatabaseClock } from '../../src/storage/database-clock.js'
-import { openStorage, type Dialect, type Storage } from '../../src/storage/storage.js'
+import { openStorage, type Db, type Dialect, type Storage } from '../../src/storage/storage.js'
 import { testDatabase, type TestDatabase } from './dialects.js'
 
 export interface TestApp {
@@ -37,6 +37,12 @@ export interface TestAppOptions {
   clock?: DatabaseClock
   /** Login internals: the password-hash gate's bounds, the password check, the token clock. */
   login?: LoginOptions
+  /** How long a session found live is taken as live, and its clock (SessionRevocations). */
+  sessions?: BuildOptions['sessions']
+  /** How often firmware download counts are written (the app's default: 10 s). */
+  downloadFlushMs?: number
+  /** Wraps the app's database handle (a test counts the statements it runs). */
+  wrapDb?: (db: Db) => Db
 }
 
 /** A whole server on a fresh database of the given engine, built the way `serve` builds it. */
@@ -49,12 +55,15 @@ export async function startTestApp(dialect: Dialect, env: Env = {}, options: Tes
   const database = options.database ?? testDatabase(dialect)
   const opened = await openStorage(database.target)
   await opened.migrate()
-  const storage: Storage = options.clock ? { ...opened, clock: options.clock } : opened
+  const storage: Storage =
+    options.clock || options.wrapDb ? { ...opened, ...(options.clock ? { clock: options.clock } : {}), ...(options.wrapDb ? { db: options.wrapDb(opened.db) } : {}) } : opened
   const app = await buildApp({ ...config, database: database.target }, {
     storage,
     wechatTimeoutMs: options.wechatTimeoutMs,
     consoleDir: options.consoleDir,
     ...(options.login ? { login: options.login } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
+    ...(options.downloadFlushMs !== undefined ? { downloadFlushMs: options.downloadFlushMs } : {}),
   })
   await app.ready()
   return {

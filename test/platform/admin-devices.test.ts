@@ -29,8 +29,10 @@ describe.each(DIALECTS)('platform admin API on %s', (dialect) => {
     ] as const
 
     it.each(routes)('answers 401 to %s %s without credentials or with a wrong console token', async (method, url) => {
+      // Wrong console tokens are limited per client address (10 per 15 minutes): one address per route.
+      const remoteAddress = `10.88.0.${routes.findIndex(([m, u]) => m === method && u === url) + 1}`
       for (const headers of [{}, { 'x-console-token': 'not-the-token' }, { authorization: 'Bearer a.b.c' }]) {
-        const res = await t.app.inject({ method, url, headers, ...(method === 'POST' ? { payload: {} } : {}) })
+        const res = await t.app.inject({ method, url, headers, remoteAddress, ...(method === 'POST' ? { payload: {} } : {}) })
         expect(res.statusCode).toBe(401)
         expect(res.json()).toMatchObject({ success: false, error: 'unauthorized' })
       }

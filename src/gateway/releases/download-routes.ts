@@ -3,9 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
-import type { Db } from '../../storage/storage.js'
 import {
-  countDownload,
   findActiveImageId,
   findActiveManifest,
   findImageBytes,
@@ -15,6 +13,7 @@ import {
 } from '../../firmware/release-repository.js'
 import { parseRange } from './byte-range.js'
 import { ReleaseIdParams } from './firmware-schemas.js'
+import type { DownloadTally } from './download-tally.js'
 import { ReleaseImageCache } from './release-image-cache.js'
 
 /** Runs `release` once the response is done, sent or aborted (at once if it already is). */
@@ -33,7 +32,7 @@ function found<T>(value: T | undefined, missing: string): T {
  * Sends the image of `release` (already resolved by the route: the active one, or one by id),
  * with §6's rules: the one handler every image route shares.
  */
-async function sendImage(db: Db, cache: ReleaseImageCache, request: FastifyRequest, reply: FastifyReply, release: ImageId, missing: string) {
+async function sendImage(downloads: DownloadTally, cache: ReleaseImageCache, request: FastifyRequest, reply: FastifyReply, release: ImageId, missing: string) {
   const size = Number(release.size)
   const etag = `"${release.sha256}"`
   reply.header('etag', etag).header('accept-ranges', 'bytes').header('cache-control', 'no-cache')
@@ -55,7 +54,7 @@ async function sendImage(db: Db, cache: ReleaseImageCache, request: FastifyReque
     reply.raw.end()
     return reply
   }
-  if (!range || range.start === 0) await countDownload(db, release.release_id)
+  if (!range || range.start === 0) downloads.count(release.release_id)
   const lease = found(await cache.acquire(release.release_id, release.sha256), missing)
   // Held until this response is sent or aborted (see ReleaseImageCache's eviction rule).
   whenClosed(reply.raw, lease.release)
@@ -70,30 +69,36 @@ const IMAGE_DESCRIPTION =
  * Public downloads: the active release (contract §6) and any published or active release by
  * id (§14, for rollouts). No credentials (devices fetch them). The image supports HEAD,
  * If-None-Match and a single Range so a device on a poor link can resume. The bytes come
- * from one cache of release images shared by all these routes (see ReleaseImageCache).
+ * from one cache of release images shared by all these routes (see ReleaseImageCache). A release
+ * signed by a revoked key (FIRMWARE_REVOKED_KEYS) is not served: 404 as if it were not there.
  */
 export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const { db } = deps.storage
   const tags = ['firmware']
   const cache = new ReleaseImageCache((releaseId) => findImageBytes(db, releaseId))
+  // Anonymous requests write nothing: downloads are counted in memory and written aggregated.
+  const { downloads, revokedReleases: revoked } = deps
   const noActive = 'No active firmware release'
   const noRelease = (releaseId: string) => `No published or active release ${releaseId}`
 
   app.get('/api/v1/firmware/slave/manifest.json', { schema: { tags, summary: 'Manifest of the active release' } }, async () =>
-    found(await findActiveManifest(db), noActive),
+    found(revoked.served(await findActiveManifest(db)), noActive).manifest,
   )
 
   // Only the id, sha and size first: GET, HEAD and 304 never read the image from the database.
   app.get(
     '/api/v1/firmware/slave/system.bin',
     { schema: { tags, summary: 'Image of the active release', description: IMAGE_DESCRIPTION } },
-    async (request, reply) => sendImage(db, cache, request, reply, found(await findActiveImageId(db), noActive), noActive),
+    async (request, reply) => sendImage(downloads, cache, request, reply, found(revoked.served(await findActiveImageId(db)), noActive), noActive),
   )
 
   app.get(
     '/api/v1/firmware/slave/releases/:release_id/manifest.json',
     { schema: { tags, summary: 'Manifest of a published or active release', params: ReleaseIdParams } },
-    async (request) => found(await findReleaseManifest(db, request.params.release_id), noRelease(request.params.release_id)),
+    async (request) => {
+      const { release_id } = request.params
+      return found(revoked.has(release_id) ? undefined : await findReleaseManifest(db, release_id), noRelease(release_id))
+    },
   )
 
   app.get(
@@ -101,7 +106,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     { schema: { tags, summary: 'Image of a published or active release', description: IMAGE_DESCRIPTION, params: ReleaseIdParams } },
     async (request, reply) => {
       const missing = noRelease(request.params.release_id)
-      return sendImage(db, cache, request, reply, found(await findReleaseImageId(db, request.params.release_id), missing), missing)
+      return sendImage(downloads, cache, request, reply, found(revoked.served(await findReleaseImageId(db, request.params.release_id)), missing), missing)
     },
   )
 }

@@ -26,6 +26,11 @@ export const releaseAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
     { schema: { tags, security: [{ bearer: [] }], params: ReleaseIdParams, response: { 200: ActivateAnswer } } },
     async (request) => {
       const { release_id } = request.params
+      if (deps.revokedReleases.has(release_id)) {
+        const reasons = ['the release is signed by a revoked key (FIRMWARE_REVOKED_KEYS)']
+        await writeAudit(storage.db, { actor: request.user!.username, action: 'firmware.activate', outcome: 'rejected', release_id, detail: { reasons } })
+        throw new AppError('invalid_firmware', `Release ${release_id} cannot be activated: ${reasons[0]}`, { reasons })
+      }
       // The activation and its audit record commit together (a failed try of either leaves neither).
       const activated = await transactionWithRetries(storage.db, async (trx) => {
         const activation = await activateRelease(trx, release_id)

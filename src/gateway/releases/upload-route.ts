@@ -94,7 +94,7 @@ export const uploadRoute: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
         await reject({ reasons: ['release id already exists'], size: image.length })
         throw new AppError('conflict', `Release ${releaseId} already exists`)
       }
-      const result = parsed.reasons.length > 0 ? { ok: false, reasons: parsed.reasons } : verifyRelease(image, parsed.manifest, rootKey)
+      const result = parsed.reasons.length > 0 ? { ok: false, reasons: parsed.reasons } : verifyRelease(image, parsed.manifest, rootKey, config.firmwareRevokedKeys)
       if (!result.ok || !releaseId) {
         const reasons = result.reasons.length > 0 ? result.reasons : ['release id is missing or malformed']
         await reject({ reasons, size: image.length })

@@ -42,6 +42,6 @@ export function createRollouts(deps: AppDeps, registry: LinkRegistry, devices: D
   })
   const engine = new RolloutEngine({ db: deps.storage.db, repo, offers, events: deps.events, log: deps.log, metrics, stepTimeoutSeconds: deps.config.rolloutStepTimeoutSeconds })
   const reports = new RolloutReports({ repo, metrics, log: deps.log, changed: machineChanged })
-  const service = new RolloutService({ db: deps.storage.db, repo, devices, engine, selectors })
+  const service = new RolloutService({ db: deps.storage.db, repo, devices, engine, selectors, revokedReleases: deps.revokedReleases })
   return { repo, service, reports, engine }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import { AppError } from '../../errors.js'
 import { findReleaseSummary } from '../../firmware/release-repository.js'
+import type { RevokedReleases } from '../../firmware/revoked-releases.js'
 import { writeAudit } from '../../storage/audit-repository.js'
 import type { Db } from '../../storage/storage.js'
 import { inTransaction } from '../../storage/transaction.js'
@@ -19,6 +20,8 @@ export interface RolloutServiceDeps {
   devices: DeviceRepository
   engine: RolloutEngine
   selectors: SelectorConditions
+  /** Releases signed by a revoked key: not rolled out. */
+  revokedReleases: Pick<RevokedReleases, 'has'>
 }
 
 /** What an administrator may do to a rollout (§14), each a transition of rollout-states.ts. */
@@ -36,6 +39,10 @@ export class RolloutService {
     if (problem) throw new AppError('bad_request', problem)
     const release = await findReleaseSummary(this.deps.db, body.release_id)
     if (!release) throw new AppError('not_found', `No release ${body.release_id}`)
+    if (this.deps.revokedReleases.has(body.release_id)) {
+      const reasons = ['the release is signed by a revoked key (FIRMWARE_REVOKED_KEYS)']
+      throw new AppError('invalid_firmware', `Release ${body.release_id} cannot be rolled out: ${reasons[0]}`, { reasons })
+    }
     const targets = await this.targets(body)
     if (await repo.findActive()) throw activeConflict()
     const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`

@@ -9,7 +9,7 @@ import { hasConsoleToken } from '../device-api/device-auth.js'
  */
 export function requireConsole(deps: AppDeps) {
   return async (request: FastifyRequest): Promise<void> => {
-    if (hasConsoleToken(request, deps.consoleToken)) return
+    if (hasConsoleToken(request)) return
     const user = await deps.authenticator.identify(request)
     if (!user) throw unauthorized('X-Console-Token or an administrator token required')
     if (user.role !== 'admin') throw forbidden('Administrator rights required')

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { AppError, forbidden, unauthorized } from '../../errors.js'
 import { hasConsoleToken } from '../device-api/device-auth.js'
 import { SharedRateLimit } from '../../http/shared-rate-limit.js'
+import { clientAddressKey } from '../../auth/client-address.js'
 import { recordOperation } from '../logs/operation-log.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
@@ -12,6 +13,7 @@ import { bindStatus, issueBindCode, redeemBindCode } from './bind-store.js'
 /** Contract §7: 10 verify attempts per minute per client address, counted across instances. */
 const VERIFY_LIMIT = 10
 const VERIFY_WINDOW_MS = 60_000
+const VERIFY_CREDENTIALS = 'A gateway token, or the console token with user_id, is required'
 
 /** Binding: the device shows a code, a user (or the console for a user) redeems it. */
 export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
@@ -34,11 +36,11 @@ export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices 
   /** The user the code binds to, and who asked; 401/403 before the code is even looked at. */
   const bindingUser = async (request: FastifyRequest, requested: string | undefined): Promise<{ userId: string; actor: string | null }> => {
     const user = await deps.authenticator.identify(request)
-    const byConsole = hasConsoleToken(request, deps.consoleToken)
+    const byConsole = hasConsoleToken(request)
     if (requested === undefined) {
       if (user) return { userId: user.id, actor: null }
       if (byConsole) throw new AppError('bad_request', 'user_id is required with the console token')
-      throw unauthorized('A gateway token, or the console token with user_id, is required')
+      throw unauthorized(VERIFY_CREDENTIALS)
     }
     if (byConsole) return { userId: requested, actor: 'console' }
     if (user?.role === 'admin') return { userId: requested, actor: user.username }
@@ -50,8 +52,13 @@ export const bindRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices 
   app.post(
     '/v1/bind/verify',
     {
-      // Every try counts, well-formed or not, before authentication: onRequest.
-      onRequest: async (request) => verifyLimit.hit(request.ip, 'Too many binding attempts from this address; retry later'),
+      // Every authenticated try counts, well-formed or not (onRequest, before the body). An anonymous
+      // one is refused first and writes nothing: it could never redeem a code, and counting it would
+      // give anyone a database write per request.
+      onRequest: async (request) => {
+        if (!hasConsoleToken(request) && !(await deps.authenticator.identify(request))) throw unauthorized(VERIFY_CREDENTIALS)
+        await verifyLimit.hit(clientAddressKey(request.ip), 'Too many binding attempts from this address; retry later')
+      },
       schema: {
         tags: DEVICE_TAGS,
         security: [{ bearer: [] }, { consoleToken: [] }],

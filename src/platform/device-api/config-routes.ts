@@ -25,7 +25,7 @@ export const configRoutes: FastifyPluginAsyncTypebox<{ services: PlatformService
       await access.require(request, device_id)
       const { config, version } = request.body
       // The console sets configurations through this call too: that is an admin write.
-      const byConsole = hasConsoleToken(request, deps.consoleToken)
+      const byConsole = hasConsoleToken(request)
       const saved = await db.transaction().execute(async (tx) => {
         const now = Date.now()
         const written = await writeConfig(tx, device_id, config, version, now)

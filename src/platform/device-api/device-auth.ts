@@ -3,21 +3,17 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { findDevice } from '../devices/device-store.js'
 import type { DeviceRow } from '../devices/device-record.js'
-import { sameDigest, sameSecret, sha256 } from '../../auth/secrets.js'
+import { sameDigest, sha256 } from '../../auth/secrets.js'
 
 export const DEVICE_TOKEN_HEADER = 'x-device-token'
-export const CONSOLE_TOKEN_HEADER = 'x-console-token'
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name]
   return typeof value === 'string' ? value : undefined
 }
 
-/** True when the request carries the right X-Console-Token. */
-export function hasConsoleToken(request: FastifyRequest, consoleToken: string): boolean {
-  const presented = header(request, CONSOLE_TOKEN_HEADER)
-  return presented !== undefined && sameSecret(presented, consoleToken)
-}
+/** True when the request carries the right X-Console-Token (checked and limited once per request by `ConsoleTokenGuard`). */
+export const hasConsoleToken = (request: FastifyRequest): boolean => request.consoleAuthenticated
 
 /**
  * Who may act as a device: anyone when tokens are not required; else the holder of the
@@ -42,7 +38,7 @@ export class DeviceAuth {
     if (!this.tokenRequired) return
     const presented = header(request, DEVICE_TOKEN_HEADER)
     if (presented !== undefined && device.token_hash !== null && sameDigest(sha256(presented), Buffer.from(device.token_hash, 'hex'))) return
-    if (hasConsoleToken(request, this.deps.consoleToken)) return
+    if (hasConsoleToken(request)) return
     throw new AppError('unauthorized', presented === undefined ? 'X-Device-Token required' : 'Wrong device token')
   }
 }

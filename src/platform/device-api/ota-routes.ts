@@ -8,7 +8,7 @@ import { OtaAnswer, OtaQuery } from './device-api-schemas.js'
 
 /** GET /svc/upgrade/check and its alias /v1/ota/check: is the active firmware release newer? */
 export const otaRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }> = async (app, { services }) => {
-  const { access, db } = services
+  const { access, db, deps } = services
   const downloadUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}${SYSTEM_BIN_PATH}`
 
   for (const path of ['/svc/upgrade/check', '/v1/ota/check']) {
@@ -16,7 +16,7 @@ export const otaRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServices }
       const { device_id, version, hw_version } = request.query
       const running = parseRunningVersion(version)
       await access.require(request, device_id)
-      const release = await findActiveRelease(db)
+      const release = deps.revokedReleases.served(await findActiveRelease(db))
       if (!release || !offersUpdate(release, running, hw_version)) return { success: true, update: false }
       const { release_id, image_version, display_version, size, sha256, crc32 } = release
       return { success: true, update: true, release: { release_id, image_version, display_version, size, sha256, crc32, url: downloadUrl(request) } }

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../../src/app.js'
+import { buildApp, type BuildOptions } from '../../../src/app.js'
 import { loadConfig, type Env } from '../../../src/config/config.js'
 import { TEST_CLUSTER_ENV } from '../../helpers/nats.js'
 import type { EventBus } from '../../../src/events/event-bus.js'
@@ -32,7 +32,7 @@ export interface GatewayApp {
 export async function startGatewayApp(
   dialect: Dialect,
   env: Env = {},
-  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent>; rollouts?: RolloutOptions; presence?: InstancePresenceOptions } = {},
+  options: { database?: TestDatabase; deviceLink?: DeviceLinkOptions; events?: EventOptions; eventBus?: EventBus<FleetEvent>; rollouts?: RolloutOptions; presence?: InstancePresenceOptions; sessions?: BuildOptions['sessions'] } = {},
 ): Promise<GatewayApp> {
   const config = loadConfig({ CLOUD_AUTH_USERS: TEST_AUTH_USERS, PLATFORM_CONSOLE_TOKEN: 'test-console-token', ...TEST_CLUSTER_ENV, ...env })
   const database = options.database ?? testDatabase(dialect)
@@ -40,7 +40,7 @@ export async function startGatewayApp(
   await storage.migrate()
   let app: FastifyInstance
   try {
-    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink, events: options.events, eventBus: options.eventBus, rollouts: options.rollouts, presence: options.presence })
+    app = await buildApp({ ...config, database: database.target }, { storage, deviceLink: options.deviceLink, events: options.events, eventBus: options.eventBus, rollouts: options.rollouts, presence: options.presence, ...(options.sessions ? { sessions: options.sessions } : {}) })
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
     await storage.close()
