@@ -4531,6 +4531,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4582,6 +4592,15 @@ export interface paths {
                         max_failure_ratio?: number;
                         /** @description Wait after a stage ends before the next opens (default 0) */
                         soak_seconds?: number;
+                        /** @description Watch production (§16): pause with kpi_regression when the miss rate rises */
+                        kpi_gate?: {
+                            /** @description The ended stage’s miss rate after installing minus before the offer may be at most this */
+                            max_miss_rate_increase: number;
+                            /** @description Placements (placed + missed) each machine makes after installing before it counts (default 1000) */
+                            min_placements?: number;
+                            /** @description After this long since the stage ended, only machines with enough placements count (default 86400) */
+                            wait_seconds?: number;
+                        };
                     };
                 };
             };
@@ -4609,6 +4628,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4688,6 +4717,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4777,6 +4816,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4854,6 +4903,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4931,6 +4990,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -7908,6 +7977,10 @@ export interface components {
                 installed: number;
                 failed: number;
             };
+            /** @description The KPI gate of the ended stage (§16), as on the rollout */
+            gate: "waiting" | "passed" | "regression" | (never | null);
+            /** @description Why it is paused (null unless paused) */
+            pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
             /** @description Event time (s since epoch) */
             at: number;
         };
