@@ -5,7 +5,7 @@ import type { DeviceLink } from '../link/device-link.js'
 import type { ProductionReceiver } from '../link/production-receiver.js'
 import type { MachineStateEvent } from './machine-state-event.js'
 import type { ProductionMetrics } from './production-metrics.js'
-import type { ProductionStore } from './production-store.js'
+import { ProductionBacklogFull, type ProductionStore } from './production-store.js'
 import type { CurrentState } from './state-sequence.js'
 
 /** Production frames a link may have unacknowledged; at this many the gateway stops reading it (§16 flow control). */
@@ -24,8 +24,8 @@ interface LinkQueue {
  * At `MAX_UNACKED_FRAMES` frames not yet acknowledged the link's socket stops being read (ws
  * `pause()`), so a machine sending faster than the database stores waits instead of growing
  * memory; reading resumes as the acknowledgements go out. A frame that could not be stored (the
- * database failed) closes the link with 1011: the machine links again and resends what was not
- * acknowledged. A closed link makes its machine `offline`, after its frames.
+ * database failed) closes the link with 1011, or 1013 when too many events wait for the database
+ * on this instance: the machine links again and resends what was not acknowledged. A closed link makes its machine `offline`, after its frames.
  */
 export class ProductionIntake implements ProductionReceiver {
   private readonly queues = new WeakMap<DeviceLink, LinkQueue>()
@@ -85,8 +85,12 @@ export class ProductionIntake implements ProductionReceiver {
     try {
       stored = await this.store.storeFrame(link.deviceId, frame.events)
     } catch (err) {
-      this.log.error({ err, deviceId: link.deviceId }, 'storing production events failed; closing the link so the machine resends them')
-      if (link.state === 'open') link.close(CLOSE_CODES.internal, 'production events could not be stored; link again and resend')
+      const full = err instanceof ProductionBacklogFull
+      this.log[full ? 'warn' : 'error']({ err, deviceId: link.deviceId }, 'storing production events failed; closing the link so the machine resends them')
+      if (link.state === 'open') {
+        if (full) link.close(CLOSE_CODES.try_again, 'too many production events wait to be stored; link again later and resend')
+        else link.close(CLOSE_CODES.internal, 'production events could not be stored; link again and resend')
+      }
       return
     }
     this.metrics.accepted.inc(stored.inserted)

@@ -1,11 +1,12 @@
-import { productionEventError, type FaultEvent, type JobEndedEvent, type JobStartedEvent, type PlacementsEvent, type ProductionEvent, type ProductionFrame, type StateEvent } from '@fleetgate/device-agent/protocol'
-import { keyLock } from '../storage/key-lock.js'
+import { productionEventError, type FaultEvent, type JobEndedEvent, type JobStartedEvent, type PlacementsEvent, type ProductionEvent, type ProductionFrame } from '@fleetgate/device-agent/protocol'
+import { GroupCommit } from '../storage/group-commit.js'
+import { keyLockThenClock } from '../storage/key-lock.js'
 import { insertColumns, MultiRowInsert, type InsertRow } from '../storage/multi-row-insert.js'
 import type { Db, Storage } from '../storage/storage.js'
 import type { ProductionTables } from '../storage/tables/production-tables.js'
 import { RollupDeltas } from './rollup-deltas.js'
-import { writeRollups } from './rollup-writer.js'
-import { currentState, insertStates, type CurrentState } from './state-sequence.js'
+import { RollupWriter } from './rollup-writer.js'
+import { currentState, StateSequence, type CurrentState, type StateRow } from './state-sequence.js'
 
 /** Accepted event times: at most this old… */
 export const MAX_EVENT_AGE_S = 30 * 86_400
@@ -26,53 +27,112 @@ export interface StoredFrame {
   changed?: CurrentState
 }
 
+/** A frame waiting for its group's commit; `result` is set by the transaction that stored it. */
+interface FrameItem {
+  deviceId: string
+  events: ProductionFrame['events']
+  result?: StoredFrame
+}
+
+/** Events waiting for a commit, at most, across this instance's links (each link has at most 64 frames unacknowledged). */
+export const MAX_QUEUED_EVENTS = 200_000
+
+/** Too many events wait for the database: the link is asked to come back later. */
+export class ProductionBacklogFull extends Error {}
+
 /**
- * Stores production events exactly once and keeps the rollups (§16). One transaction per frame
- * and machine, serialized per machine across instances (`keyLock`): the raw events go in with
- * ON CONFLICT DO NOTHING on (device_id, event_id), and only the rows actually inserted change
- * the state sequence, the current state, the hourly and daily rollups and the jobs, so an event
- * sent twice (to one instance or two) counts once.
+ * Stores production events exactly once and keeps the rollups (§16). Frames of several links
+ * that arrive together are committed together (group commit), their machines serialized across
+ * instances (`keyLockThenClock`): the raw events go in with ON CONFLICT DO NOTHING on
+ * (device_id, event_id), and only the rows actually inserted change the state sequence, the
+ * current state, the hourly and daily rollups and the jobs, so an event sent twice (to one
+ * instance or two) counts once.
  */
 export class ProductionStore {
-  private readonly lock: (trx: Db, key: string) => Promise<void>
-  private readonly eventInsert: MultiRowInsert<EventRow, { event_id: string }>
+  private readonly lock: (trx: Db, keys: readonly string[]) => Promise<number>
+  private readonly eventInsert: MultiRowInsert<EventRow, { device_id: string; event_id: string }>
+  private readonly states: StateSequence
+  private readonly rollups: RollupWriter
+  private readonly jobs: JobWriter
+  private readonly commits: GroupCommit<FrameItem>
 
   constructor(private readonly storage: Storage) {
-    this.lock = keyLock(storage.dialect)
+    this.lock = keyLockThenClock(storage.dialect, storage.clock)
+    this.states = new StateSequence(storage.db)
+    this.rollups = new RollupWriter(storage.db)
+    this.jobs = new JobWriter(storage.db)
     this.eventInsert = new MultiRowInsert(EVENT_COLUMNS, (rows) =>
-      storage.db.insertInto('production_events').values(rows).onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()).returning('event_id'),
+      storage.db.insertInto('production_events').values(rows).onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()).returning(['device_id', 'event_id']),
     )
+    this.commits = new GroupCommit({
+      commit: (items) => this.commitFrames(items),
+      maxQueued: MAX_QUEUED_EVENTS,
+      whenFull: () => new ProductionBacklogFull(`more than ${MAX_QUEUED_EVENTS} production events wait for the database`),
+      maxGroup: 32,
+      writers: storage.concurrentWriters,
+      gatherTurn: storage.synchronousWrites,
+    })
   }
 
   /** Checks and stores one frame's events; resolves once committed. */
-  storeFrame(deviceId: string, events: ProductionFrame['events']): Promise<StoredFrame> {
+  async storeFrame(deviceId: string, events: ProductionFrame['events']): Promise<StoredFrame> {
+    const item: FrameItem = { deviceId, events }
+    await this.commits.submit(item, events.length)
+    return item.result!
+  }
+
+  /** One transaction for a group of frames: their machines locked, their raw events in one statement, then each frame's consequences. */
+  private commitFrames(items: FrameItem[]): Promise<void> {
     return this.storage.db.transaction().execute(async (trx) => {
-      await this.lock(trx, deviceId)
-      const now = await this.storage.clock.read(trx)
-      const { valid, invalid } = checkEvents(events, now)
-      const rows = valid.map((event) => eventRow(deviceId, event, now))
-      const inserted = new Set<string>()
-      for (const statement of this.eventInsert.statements(rows)) for (const row of (await trx.executeQuery(statement)).rows) inserted.add(row.event_id)
-      const stored = new Set(valid.map((e) => e.id))
-      // A refused copy of an id stored before is acknowledged all the same (an id with NUL was never stored).
-      const refused = [...invalid.keys()].filter((id) => !id.includes('\u0000'))
-      if (refused.length > 0) {
-        const earlier = await trx.selectFrom('production_events').select('event_id').where('device_id', '=', deviceId).where('event_id', 'in', refused).execute()
-        for (const { event_id } of earlier) stored.add(event_id)
+      const now = await this.lock(trx, items.map((i) => i.deviceId))
+      const checked = items.map((item) => checkEvents(item.events, now))
+      const rows = items.flatMap((item, i) => checked[i]!.valid.map((event) => eventRow(item.deviceId, event, now)))
+      /** Per machine, the ids this statement inserted; a frame takes each once (the same id in two frames of a group counts once). */
+      const inserted = new Map<string, Set<string>>()
+      for (const statement of this.eventInsert.statements(rows)) {
+        for (const row of (await trx.executeQuery(statement)).rows) {
+          let ids = inserted.get(row.device_id)
+          if (!ids) inserted.set(row.device_id, (ids = new Set()))
+          ids.add(row.event_id)
+        }
       }
-      const fresh = valid.filter((e) => inserted.has(e.id))
-      const changed = await this.apply(trx, deviceId, fresh)
-      const ids: string[] = []
-      const rejected: StoredFrame['rejected'] = []
-      const answered = new Set<string>()
-      for (const { id } of events) {
-        if (answered.has(id)) continue
-        answered.add(id)
-        if (stored.has(id)) ids.push(id)
-        else rejected.push({ id, error: invalid.get(id) ?? 'not stored' })
+      const fresh = new Map<string, ProductionEvent[]>()
+      for (const [i, item] of items.entries()) {
+        const taken = inserted.get(item.deviceId)
+        const stored = checked[i]!.valid.filter((e) => taken?.delete(e.id))
+        fresh.set(item.deviceId, [...(fresh.get(item.deviceId) ?? []), ...stored])
+        item.result = await this.acknowledgement(trx, item, checked[i]!, stored.length)
       }
-      return { ids, rejected, inserted: fresh.length, changed }
+      const changes = await this.apply(trx, fresh)
+      // A machine's change is reported once, with its last frame of the group.
+      for (const item of [...items].reverse()) {
+        const change = changes.get(item.deviceId)
+        if (!change) continue
+        changes.delete(item.deviceId)
+        if (stateChanged(change.before, change.after)) item.result!.changed = change.after
+      }
     })
+  }
+
+  /** What a frame's acknowledgement says: every id stored (by it or before) and the refused ones with their reasons. */
+  private async acknowledgement(trx: Db, { deviceId, events }: FrameItem, { valid, invalid }: CheckedEvents, inserted: number): Promise<StoredFrame> {
+    const stored = new Set(valid.map((e) => e.id))
+    // A refused copy of an id stored before is acknowledged all the same (an id with NUL was never stored).
+    const refused = [...invalid.keys()].filter((id) => !id.includes('\u0000'))
+    if (refused.length > 0) {
+      const earlier = await trx.selectFrom('production_events').select('event_id').where('device_id', '=', deviceId).where('event_id', 'in', refused).execute()
+      for (const { event_id } of earlier) stored.add(event_id)
+    }
+    const ids: string[] = []
+    const rejected: StoredFrame['rejected'] = []
+    const answered = new Set<string>()
+    for (const { id } of events) {
+      if (answered.has(id)) continue
+      answered.add(id)
+      if (stored.has(id)) ids.push(id)
+      else rejected.push({ id, error: invalid.get(id) ?? 'not stored' })
+    }
+    return { ids, rejected, inserted }
   }
 
   /**
@@ -83,50 +143,62 @@ export class ProductionStore {
    */
   linkClosed(deviceId: string, generation: number): Promise<CurrentState | undefined> {
     return this.storage.db.transaction().execute(async (trx) => {
-      await this.lock(trx, deviceId)
+      const now = await this.lock(trx, [deviceId])
       const device = await trx.selectFrom('devices').select('link_generation').where('device_id', '=', deviceId).executeTakeFirst()
       if (!device || Number(device.link_generation) !== generation) return undefined
       if ((await currentState(trx, deviceId))?.state === 'offline') return undefined
-      const now = await this.storage.clock.read(trx)
       const deltas = new RollupDeltas()
-      const change = await insertStates(trx, deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }], deltas)
-      await writeRollups(trx, deviceId, deltas)
+      const change = (await this.states.insert(trx, new Map([[deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }]]]), () => deltas)).get(deviceId)
+      await this.rollups.write(trx, new Map([[deviceId, deltas]]))
       return change && stateChanged(change.before, change.after) ? change.after : undefined
     })
   }
 
-  /** What newly stored events change: states and current state, rollups, jobs. */
-  private async apply(trx: Db, deviceId: string, events: ProductionEvent[]): Promise<CurrentState | undefined> {
-    if (events.length === 0) return undefined
-    const deltas = new RollupDeltas()
-    const states = events.filter((e): e is StateEvent => e.kind === 'state')
-    const change = await insertStates(trx, deviceId, states.map((e) => ({ ts: e.ts, state: e.state, reason: e.reason ?? null, event_id: e.id })), deltas)
-    const jobs = new JobChanges()
-    for (const event of events) {
-      switch (event.kind) {
-        case 'placements':
-          deltas.placements(event.ts, event.placed, event.missed, (event as PlacementsEvent).feeders, (event as PlacementsEvent).nozzles)
-          if (event.job_id !== undefined) jobs.placements(event)
-          break
-        case 'fault':
-          deltas.fault(event.ts, (event as FaultEvent).fault)
-          break
-        case 'job_ended':
-          if (event.result === 'completed') deltas.jobCompleted(event.ts)
-          jobs.ended(event)
-          break
-        case 'job_started':
-          jobs.started(event)
-          break
-        case 'state':
-          break
-        default:
-          return event satisfies never
-      }
+  /** What newly stored events change, for every machine of a group at once: states and current states, rollups, jobs. */
+  private async apply(trx: Db, fresh: Map<string, ProductionEvent[]>): Promise<Map<string, { before: CurrentState | undefined; after: CurrentState }>> {
+    const deltas = new Map<string, RollupDeltas>()
+    const deltasOf = (deviceId: string) => {
+      let d = deltas.get(deviceId)
+      if (!d) deltas.set(deviceId, (d = new RollupDeltas()))
+      return d
     }
-    await writeRollups(trx, deviceId, deltas)
-    await jobs.write(trx, deviceId)
-    return change && stateChanged(change.before, change.after) ? change.after : undefined
+    const states = new Map<string, StateRow[]>()
+    const jobs = new Map<string, JobChanges>()
+    for (const [deviceId, events] of fresh) {
+      if (events.length === 0) continue
+      const d = deltasOf(deviceId)
+      const j = new JobChanges()
+      jobs.set(deviceId, j)
+      const rows: StateRow[] = []
+      for (const event of events) {
+        switch (event.kind) {
+          case 'state':
+            rows.push({ ts: event.ts, state: event.state, reason: event.reason ?? null, event_id: event.id })
+            break
+          case 'placements':
+            d.placements(event.ts, event.placed, event.missed, (event as PlacementsEvent).feeders, (event as PlacementsEvent).nozzles)
+            if (event.job_id !== undefined) j.placements(event)
+            break
+          case 'fault':
+            d.fault(event.ts, (event as FaultEvent).fault)
+            break
+          case 'job_ended':
+            if (event.result === 'completed') d.jobCompleted(event.ts)
+            j.ended(event)
+            break
+          case 'job_started':
+            j.started(event)
+            break
+          default:
+            event satisfies never
+        }
+      }
+      states.set(deviceId, rows)
+    }
+    const changes = await this.states.insert(trx, states, deltasOf)
+    await this.rollups.write(trx, deltas)
+    await this.jobs.write(trx, jobs)
+    return changes
   }
 }
 
@@ -137,7 +209,13 @@ const stateChanged = (before: CurrentState | undefined, after: CurrentState) => 
  * wrong shape, a `ts` outside [now − 30 days, now + 5 minutes] by the database's clock, or text
  * the database cannot hold. An id repeated within the frame is stored once, from its first valid copy.
  */
-function checkEvents(events: ProductionFrame['events'], now: number): { valid: ProductionEvent[]; invalid: Map<string, string> } {
+interface CheckedEvents {
+  valid: ProductionEvent[]
+  /** Why each refused id was refused. */
+  invalid: Map<string, string>
+}
+
+function checkEvents(events: ProductionFrame['events'], now: number): CheckedEvents {
   const valid: ProductionEvent[] = []
   const validIds = new Set<string>()
   const invalid = new Map<string, string>()
@@ -184,15 +262,19 @@ function eventRow(deviceId: string, event: ProductionEvent, now: number): EventR
   }
 }
 
+type JobStartRow = { device_id: string; job_id: string; order_id: string | null; program: string | null; started_at: number; boards_planned: number | null }
+type JobEndRow = { device_id: string; job_id: string; ended_at: number; result: string; boards_done: number }
+type JobCountRow = { device_id: string; job_id: string; placed: number; missed: number }
+
 /**
  * A frame's changes to its machine's jobs, one row per job (an upsert may not touch a row
  * twice). Either of `job_started` and `job_ended` may come first; a job started twice keeps
  * its earliest start, one ended twice its latest end, whatever the order they arrive in.
  */
 class JobChanges {
-  private readonly starts = new Map<string, JobStartedEvent>()
-  private readonly ends = new Map<string, JobEndedEvent>()
-  private readonly counts = new Map<string, { placed: number; missed: number }>()
+  readonly starts = new Map<string, JobStartedEvent>()
+  readonly ends = new Map<string, JobEndedEvent>()
+  readonly counts = new Map<string, { placed: number; missed: number }>()
 
   started(event: JobStartedEvent): void {
     const known = this.starts.get(event.job_id)
@@ -208,21 +290,19 @@ class JobChanges {
     const count = this.counts.get(event.job_id!) ?? { placed: 0, missed: 0 }
     this.counts.set(event.job_id!, { placed: count.placed + event.placed, missed: count.missed + event.missed })
   }
+}
 
-  async write(trx: Db, deviceId: string): Promise<void> {
-    if (this.starts.size > 0) {
-      await trx
+/** Writes `JobChanges` with three upserts whose texts are built once. */
+class JobWriter {
+  private readonly starts: MultiRowInsert<JobStartRow>
+  private readonly ends: MultiRowInsert<JobEndRow>
+  private readonly counts: MultiRowInsert<JobCountRow>
+
+  constructor(db: Db) {
+    this.starts = new MultiRowInsert<JobStartRow>(['device_id', 'job_id', 'order_id', 'program', 'started_at', 'boards_planned'], (rows) =>
+      db
         .insertInto('production_jobs')
-        .values(
-          [...this.starts.values()].map((e) => ({
-            device_id: deviceId,
-            job_id: e.job_id,
-            order_id: e.order_id ?? null,
-            program: e.program ?? null,
-            started_at: e.ts,
-            boards_planned: e.boards_planned ?? null,
-          })),
-        )
+        .values(rows)
         .onConflict((oc) =>
           oc
             .columns(['device_id', 'job_id'])
@@ -233,32 +313,44 @@ class JobChanges {
               boards_planned: eb.ref('excluded.boards_planned'),
             }))
             .where((eb) => eb.or([eb('production_jobs.started_at', 'is', null), eb('production_jobs.started_at', '>', eb.ref('excluded.started_at'))])),
-        )
-        .execute()
-    }
-    if (this.ends.size > 0) {
-      await trx
+        ),
+    )
+    this.ends = new MultiRowInsert<JobEndRow>(['device_id', 'job_id', 'ended_at', 'result', 'boards_done'], (rows) =>
+      db
         .insertInto('production_jobs')
-        .values([...this.ends.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, ended_at: e.ts, result: e.result, boards_done: e.boards_done })))
+        .values(rows)
         .onConflict((oc) =>
           oc
             .columns(['device_id', 'job_id'])
             .doUpdateSet((eb) => ({ ended_at: eb.ref('excluded.ended_at'), result: eb.ref('excluded.result'), boards_done: eb.ref('excluded.boards_done') }))
             .where((eb) => eb.or([eb('production_jobs.ended_at', 'is', null), eb('production_jobs.ended_at', '<', eb.ref('excluded.ended_at'))])),
-        )
-        .execute()
-    }
-    if (this.counts.size > 0) {
-      await trx
+        ),
+    )
+    this.counts = new MultiRowInsert<JobCountRow>(['device_id', 'job_id', 'placed', 'missed'], (rows) =>
+      db
         .insertInto('production_jobs')
-        .values([...this.counts].map(([jobId, c]) => ({ device_id: deviceId, job_id: jobId, placed: c.placed, missed: c.missed })))
+        .values(rows)
         .onConflict((oc) =>
           oc.columns(['device_id', 'job_id']).doUpdateSet((eb) => ({
             placed: eb('production_jobs.placed', '+', eb.ref('excluded.placed')),
             missed: eb('production_jobs.missed', '+', eb.ref('excluded.missed')),
           })),
-        )
-        .execute()
-    }
+        ),
+    )
+  }
+
+  /** Each machine's job changes; one statement of each kind for them all. */
+  async write(trx: Db, byDevice: Map<string, JobChanges>): Promise<void> {
+    const all = [...byDevice]
+    const statements = [
+      ...this.starts.statements(
+        all.flatMap(([deviceId, jobs]) =>
+          [...jobs.starts.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, order_id: e.order_id ?? null, program: e.program ?? null, started_at: e.ts, boards_planned: e.boards_planned ?? null })),
+        ),
+      ),
+      ...this.ends.statements(all.flatMap(([deviceId, jobs]) => [...jobs.ends.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, ended_at: e.ts, result: e.result, boards_done: e.boards_done })))),
+      ...this.counts.statements(all.flatMap(([deviceId, jobs]) => [...jobs.counts].map(([jobId, c]) => ({ device_id: deviceId, job_id: jobId, placed: c.placed, missed: c.missed })))),
+    ]
+    for (const statement of statements) await trx.executeQuery(statement)
   }
 }

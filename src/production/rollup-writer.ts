@@ -1,3 +1,5 @@
+import { sql, type RawBuilder } from 'kysely'
+import { MultiRowInsert } from '../storage/multi-row-insert.js'
 import type { Db } from '../storage/storage.js'
 import { STATE_COLUMNS, type BucketDelta, type RollupDeltas, type StateColumn } from './rollup-deltas.js'
 
@@ -6,7 +8,7 @@ const ROLLUP_COLUMNS = [...SECONDS_COLUMNS, 'placed', 'missed', 'jobs_completed'
 /** Buckets per statement: 15 parameters a row, far below both engines' limits. */
 const CHUNK = 200
 
-interface RollupRow extends Record<StateColumn, number> {
+interface RollupValues extends Record<StateColumn, number> {
   placed: number
   missed: number
   jobs_completed: number
@@ -16,47 +18,69 @@ interface RollupRow extends Record<StateColumn, number> {
 }
 
 type Counts = { placed: number; missed: number }
+type Table = 'production_hourly' | 'production_daily'
+type HourRow = { device_id: string; hour_start: number } & RollupValues
+type DayRow = { device_id: string; day_start: number } & RollupValues
 
 /**
- * Adds a frame's deltas to the machine's hourly and daily rows (the caller holds the machine's
- * lock, in its transaction): the touched rows are read, the deltas added in memory (the JSON
- * columns merge by fault, feeder and nozzle) and written back with one upsert per table.
+ * Adds a group of frames' deltas to their machines' hourly and daily rows: the touched rows of
+ * both tables are read in one statement, the deltas added in memory (the JSON columns merge by
+ * fault, feeder and nozzle) and each table written back with one upsert, its text built once
+ * and reused.
  */
-export async function writeRollups(trx: Db, deviceId: string, deltas: RollupDeltas): Promise<void> {
-  await writeTable(trx, 'production_hourly', 'hour_start', deviceId, deltas.hourly)
-  await writeTable(trx, 'production_daily', 'day_start', deviceId, deltas.daily)
-}
+export class RollupWriter {
+  private readonly hourly: MultiRowInsert<HourRow>
+  private readonly daily: MultiRowInsert<DayRow>
 
-async function writeTable(trx: Db, table: 'production_hourly' | 'production_daily', start: 'hour_start' | 'day_start', deviceId: string, deltas: Map<number, BucketDelta>): Promise<void> {
-  const starts = [...deltas.keys()].sort((a, b) => a - b)
-  for (let i = 0; i < starts.length; i += CHUNK) {
-    const chunk = starts.slice(i, i + CHUNK)
-    const stored = new Map<number, RollupRow>()
-    const rows = await trx
-      .selectFrom(table)
-      .select([...ROLLUP_COLUMNS, `${start} as start`] as never)
-      .where('device_id', '=', deviceId)
-      .where(start, 'in', chunk)
-      .execute()
-    for (const row of rows as unknown as (RollupRow & { start: number })[]) stored.set(Number(row.start), row)
-    const values = chunk.map((bucket) => ({ device_id: deviceId, [start]: bucket, ...added(stored.get(bucket), deltas.get(bucket)!) }))
-    await trx
-      .insertInto(table)
-      .values(values as never)
-      .onConflict((oc) => oc.columns(['device_id', start] as never).doUpdateSet((eb) => Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
-      .execute()
+  constructor(db: Db) {
+    const upsert = <R extends object>(table: Table, start: 'hour_start' | 'day_start') => (rows: R[]) =>
+      db
+        .insertInto(table)
+        .values(rows as never)
+        .onConflict((oc) => oc.columns(['device_id', start] as never).doUpdateSet((eb) => Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
+    this.hourly = new MultiRowInsert<HourRow>(['device_id', 'hour_start', ...ROLLUP_COLUMNS], upsert('production_hourly', 'hour_start'), CHUNK)
+    this.daily = new MultiRowInsert<DayRow>(['device_id', 'day_start', ...ROLLUP_COLUMNS], upsert('production_daily', 'day_start'), CHUNK)
+  }
+
+  /** Adds each machine's deltas (the caller holds their locks, in its transaction). */
+  async write(trx: Db, deltas: Map<string, RollupDeltas>): Promise<void> {
+    const touched = [...deltas].filter(([, d]) => !d.empty)
+    if (touched.length === 0) return
+    const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
+    const parts: RawBuilder<unknown>[] = []
+    for (const [deviceId, d] of touched) {
+      const hours = [...d.hourly.keys()]
+      const days = [...d.daily.keys()]
+      if (hours.length > 0) parts.push(sql`select device_id, 'hour' as bucket, hour_start as start, ${columns} from production_hourly where device_id = ${deviceId} and hour_start in (${sql.join(hours)})`)
+      if (days.length > 0) parts.push(sql`select device_id, 'day' as bucket, day_start as start, ${columns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`)
+    }
+    const stored = new Map<string, RollupValues>()
+    for (let i = 0; i < parts.length; i += CHUNK) {
+      const { rows } = await sql<RollupValues & { device_id: string; bucket: 'hour' | 'day'; start: number }>`${sql.join(parts.slice(i, i + CHUNK), sql` union all `)}`.execute(trx)
+      for (const row of rows) stored.set(`${row.bucket} ${Number(row.start)} ${row.device_id}`, row)
+    }
+    const hourRows: HourRow[] = []
+    const dayRows: DayRow[] = []
+    for (const [deviceId, d] of touched) {
+      for (const [start, delta] of d.hourly) hourRows.push({ device_id: deviceId, hour_start: start, ...added(stored.get(`hour ${start} ${deviceId}`), delta) })
+      for (const [start, delta] of d.daily) dayRows.push({ device_id: deviceId, day_start: start, ...added(stored.get(`day ${start} ${deviceId}`), delta) })
+    }
+    for (const statement of [...this.hourly.statements(hourRows), ...this.daily.statements(dayRows)]) await trx.executeQuery(statement)
   }
 }
 
-function added(row: RollupRow | undefined, delta: BucketDelta): RollupRow {
-  const out = {} as RollupRow
+function added(row: RollupValues | undefined, delta: BucketDelta): RollupValues {
+  const out = {} as RollupValues
   for (const column of SECONDS_COLUMNS) out[column] = Number(row?.[column] ?? 0) + (delta.seconds[column] ?? 0)
   out.placed = Number(row?.placed ?? 0) + delta.placed
   out.missed = Number(row?.missed ?? 0) + delta.missed
   out.jobs_completed = Number(row?.jobs_completed ?? 0) + delta.jobsCompleted
-  const faults = JSON.parse(row?.faults ?? '{}') as Record<string, number>
-  for (const [fault, n] of delta.faults) faults[fault] = (faults[fault] ?? 0) + n
-  out.faults = JSON.stringify(faults)
+  if (delta.faults.size === 0 && row) out.faults = row.faults
+  else {
+    const faults = JSON.parse(row?.faults ?? '{}') as Record<string, number>
+    for (const [fault, n] of delta.faults) faults[fault] = (faults[fault] ?? 0) + n
+    out.faults = JSON.stringify(faults)
+  }
   out.feeders = mergeCounts(row?.feeders, 'feeder', delta.feeders)
   out.nozzles = mergeCounts(row?.nozzles, 'nozzle', delta.nozzles)
   return out
@@ -64,7 +88,7 @@ function added(row: RollupRow | undefined, delta: BucketDelta): RollupRow {
 
 /** `[{<key>: name, placed, missed}]` with the delta's counts added, sorted by name. */
 function mergeCounts(stored: string | undefined, key: 'feeder' | 'nozzle', delta: Map<string, Counts>): string {
-  if (delta.size === 0 && stored !== undefined) return stored
+  if (delta.size === 0) return stored ?? '[]'
   const counts = new Map<string, Counts>()
   for (const entry of JSON.parse(stored ?? '[]') as (Counts & Record<string, string>)[]) counts.set(entry[key]!, { placed: entry.placed, missed: entry.missed })
   for (const [name, by] of delta) {

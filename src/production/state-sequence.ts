@@ -1,4 +1,7 @@
+import { sql } from 'kysely'
+import { insertColumns, MultiRowInsert, type InsertRow } from '../storage/multi-row-insert.js'
 import type { Db } from '../storage/storage.js'
+import type { ProductionTables } from '../storage/tables/production-tables.js'
 import type { RollupDeltas } from './rollup-deltas.js'
 
 /** A row of a machine's state sequence: a state event, or an `offline` row (event_id null) where a link closed. */
@@ -24,48 +27,85 @@ export function compareStateRows(a: StateRow, b: StateRow): number {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
-const COLUMNS = ['ts', 'state', 'reason', 'event_id'] as const
+type StatesRow = InsertRow<ProductionTables['production_states']>
+type CurrentRow = InsertRow<ProductionTables['production_current']>
+const STATE_COLUMNS = insertColumns<ProductionTables['production_states']>()('device_id', 'ts', 'state', 'reason', 'event_id')
+const CURRENT_COLUMNS = insertColumns<ProductionTables['production_current']>()('device_id', 'state', 'reason', 'since')
 
 /**
- * Puts new rows into a machine's state sequence (the caller holds the machine's lock, in its
- * transaction) and keeps the rollups right: each row at ts b between rows a and c splits the
- * closed interval [a, c) into [a, b) and [b, c), so the old interval's seconds are taken away
- * from the hours and days it spans and the new ones added. Only the rows around the new ones
- * are read: the last before the earliest new row, those among them, the first after the latest.
- * Answers the machine's current state before and after when the newest row changed.
+ * A machine's state sequence (§16), kept by `ts`. Its statements are built once and reused
+ * with new parameters: a frame of production events runs a dozen, and building them anew each
+ * time cost more than running them.
  */
-export async function insertStates(trx: Db, deviceId: string, added: StateRow[], deltas: RollupDeltas): Promise<{ before: CurrentState | undefined; after: CurrentState } | undefined> {
-  if (added.length === 0) return undefined
-  const fresh = [...added].sort(compareStateRows)
-  const first = fresh[0]!.ts
-  const last = fresh.at(-1)!.ts
-  const of = () => trx.selectFrom('production_states').select(COLUMNS).where('device_id', '=', deviceId)
-  const [previous, among, next] = await Promise.all([
-    of().where('ts', '<', first).orderBy('ts', 'desc').orderBy((eb) => eb.fn.coalesce('event_id', eb.val('')), 'desc').limit(1).executeTakeFirst(),
-    of().where('ts', '>=', first).where('ts', '<=', last).execute(),
-    of().where('ts', '>', last).orderBy('ts').orderBy((eb) => eb.fn.coalesce('event_id', eb.val(''))).limit(1).executeTakeFirst(),
-  ])
-  const old = [...(previous ? [previous] : []), ...among.map(numeric).sort(compareStateRows), ...(next ? [next] : [])].map(numeric)
-  const merged = [...old, ...fresh].sort(compareStateRows)
-  for (let i = 1; i < old.length; i++) deltas.interval(old[i - 1]!.state, old[i - 1]!.ts, old[i]!.ts, -1)
-  for (let i = 1; i < merged.length; i++) deltas.interval(merged[i - 1]!.state, merged[i - 1]!.ts, merged[i]!.ts, 1)
+export class StateSequence {
+  private readonly stateInsert: MultiRowInsert<StatesRow>
+  private readonly currentUpsert: MultiRowInsert<CurrentRow>
 
-  await trx
-    .insertInto('production_states')
-    .values(fresh.map((row) => ({ device_id: deviceId, ts: row.ts, state: row.state, reason: row.reason, event_id: row.event_id })))
-    .execute()
+  constructor(db: Db) {
+    this.stateInsert = new MultiRowInsert(STATE_COLUMNS, (rows) => db.insertInto('production_states').values(rows))
+    this.currentUpsert = new MultiRowInsert(CURRENT_COLUMNS, (rows) =>
+      db
+        .insertInto('production_current')
+        .values(rows)
+        .onConflict((oc) => oc.column('device_id').doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), reason: eb.ref('excluded.reason'), since: eb.ref('excluded.since') }))),
+    )
+  }
 
-  if (next) return undefined
-  const newest = merged.at(-1)!
-  const oldNewest = old.at(-1)
-  if (oldNewest && compareStateRows(newest, oldNewest) === 0) return undefined
-  const after = { state: newest.state, reason: newest.reason, since: newest.ts }
-  await trx
-    .insertInto('production_current')
-    .values({ device_id: deviceId, ...after })
-    .onConflict((oc) => oc.column('device_id').doUpdateSet(after))
-    .execute()
-  return { before: oldNewest && { state: oldNewest.state, reason: oldNewest.reason, since: oldNewest.ts }, after }
+  /**
+   * Puts new rows into machines' state sequences (the caller holds their locks, in its
+   * transaction) and keeps the rollups right: each row at ts b between rows a and c splits the
+   * closed interval [a, c) into [a, b) and [b, c), so the old interval's seconds are taken away
+   * from the hours and days it spans and the new ones added. Only the rows around the new ones
+   * are read, for every machine in one statement: those at the last ts before a machine's
+   * earliest new row, those among its new rows, those at the first ts after its latest. Answers,
+   * per machine whose newest row changed, its current state before and after.
+   */
+  async insert(trx: Db, added: Map<string, StateRow[]>, deltasOf: (deviceId: string) => RollupDeltas): Promise<Map<string, { before: CurrentState | undefined; after: CurrentState }>> {
+    const changes = new Map<string, { before: CurrentState | undefined; after: CurrentState }>()
+    const machines = [...added].filter(([, rows]) => rows.length > 0).map(([deviceId, rows]) => ({ deviceId, fresh: [...rows].sort(compareStateRows) }))
+    if (machines.length === 0) return changes
+    const parts = machines.map(({ deviceId, fresh }) => {
+      const first = fresh[0]!.ts
+      const last = fresh.at(-1)!.ts
+      return sql`
+        select device_id, ts, state, reason, event_id, 0 as part from production_states
+          where device_id = ${deviceId} and ts = (select max(ts) from production_states where device_id = ${deviceId} and ts < ${first})
+        union all
+        select device_id, ts, state, reason, event_id, 1 as part from production_states where device_id = ${deviceId} and ts >= ${first} and ts <= ${last}
+        union all
+        select device_id, ts, state, reason, event_id, 2 as part from production_states
+          where device_id = ${deviceId} and ts = (select min(ts) from production_states where device_id = ${deviceId} and ts > ${last})`
+    })
+    const { rows } = await sql<StateRow & { device_id: string; part: number }>`${sql.join(parts, sql` union all `)}`.execute(trx)
+    const around = new Map<string, StateRow[][]>()
+    for (const row of rows) {
+      let of = around.get(row.device_id)
+      if (!of) around.set(row.device_id, (of = [[], [], []]))
+      of[Number(row.part)]!.push({ ts: Number(row.ts), state: row.state, reason: row.reason, event_id: row.event_id })
+    }
+    const inserts: StatesRow[] = []
+    const currents: CurrentRow[] = []
+    for (const { deviceId, fresh } of machines) {
+      const [before, among, after] = (around.get(deviceId) ?? [[], [], []]).map((part) => part.sort(compareStateRows)) as [StateRow[], StateRow[], StateRow[]]
+      const previous = before.at(-1)
+      const next = after[0]
+      const old = [...(previous ? [previous] : []), ...among, ...(next ? [next] : [])]
+      const merged = [...old, ...fresh].sort(compareStateRows)
+      const deltas = deltasOf(deviceId)
+      for (let i = 1; i < old.length; i++) deltas.interval(old[i - 1]!.state, old[i - 1]!.ts, old[i]!.ts, -1)
+      for (let i = 1; i < merged.length; i++) deltas.interval(merged[i - 1]!.state, merged[i - 1]!.ts, merged[i]!.ts, 1)
+      for (const row of fresh) inserts.push({ device_id: deviceId, ts: row.ts, state: row.state, reason: row.reason, event_id: row.event_id })
+      if (next) continue
+      const newest = merged.at(-1)!
+      const oldNewest = old.at(-1)
+      if (oldNewest && compareStateRows(newest, oldNewest) === 0) continue
+      const current = { state: newest.state, reason: newest.reason, since: newest.ts }
+      currents.push({ device_id: deviceId, ...current })
+      changes.set(deviceId, { before: oldNewest && { state: oldNewest.state, reason: oldNewest.reason, since: oldNewest.ts }, after: current })
+    }
+    for (const statement of [...this.stateInsert.statements(inserts), ...this.currentUpsert.statements(currents)]) await trx.executeQuery(statement)
+    return changes
+  }
 }
 
 /** The machine's newest state row (read in the caller's transaction). */
@@ -73,5 +113,3 @@ export async function currentState(trx: Db, deviceId: string): Promise<CurrentSt
   const row = await trx.selectFrom('production_current').select(['state', 'reason', 'since']).where('device_id', '=', deviceId).executeTakeFirst()
   return row && { ...row, since: Number(row.since) }
 }
-
-const numeric = (row: StateRow): StateRow => ({ ...row, ts: Number(row.ts) })

@@ -28,6 +28,7 @@ describe.each(DIALECTS)('device list on %s', (dialect) => {
     expect(body.devices[0]).toEqual({
       device_id: 'A',
       labels: {},
+      rated_cph: null,
       hostname: 'A',
       ip: '127.0.0.1',
       version: 'v-A',

@@ -34,6 +34,7 @@ describe.each(DIALECTS)('device records across restarts on %s', (dialect) => {
       expect(res.json().device).toEqual({
         device_id: 'pnp-persist',
         labels: {},
+        rated_cph: null,
         hostname: 'cell-7',
         ip: '10.0.0.7',
         version: '3.1.0',
