@@ -4541,6 +4541,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4592,6 +4602,15 @@ export interface paths {
                         max_failure_ratio?: number;
                         /** @description Wait after a stage ends before the next opens (default 0) */
                         soak_seconds?: number;
+                        /** @description Watch production (§16): pause with kpi_regression when the miss rate rises */
+                        kpi_gate?: {
+                            /** @description The ended stage’s miss rate after installing minus before the offer may be at most this */
+                            max_miss_rate_increase: number;
+                            /** @description Placements (placed + missed) each machine makes after installing before it counts (default 1000) */
+                            min_placements?: number;
+                            /** @description After this long since the stage ended, only machines with enough placements count (default 86400) */
+                            wait_seconds?: number;
+                        };
                     };
                 };
             };
@@ -4619,6 +4638,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4698,6 +4727,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4787,6 +4826,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4864,6 +4913,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4941,6 +5000,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4967,6 +5036,396 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s production figures over a window */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            device_id: string;
+                            from: number;
+                            to: number;
+                            rated_cph: number | null;
+                            /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                            seconds: {
+                                productive: number;
+                                standby: number;
+                                engineering: number;
+                                scheduled_down: number;
+                                unscheduled_down: number;
+                                non_scheduled: number;
+                                offline: number;
+                            };
+                            placed: number;
+                            missed: number;
+                            /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                            cph: number | null;
+                            /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                            availability: number | null;
+                            /** @description cph ÷ rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                            performance: number | null;
+                            /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                            quality: number | null;
+                            /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                            oee: number | null;
+                            /** @description Fault events per fault */
+                            faults: {
+                                [key: string]: number;
+                            };
+                            /** @description By miss rate, then missed, both descending */
+                            feeders: {
+                                feeder: string;
+                                placed: number;
+                                missed: number;
+                                /** @description missed ÷ (placed + missed) */
+                                miss_rate: number | null;
+                            }[];
+                            /** @description By miss rate, then missed, both descending */
+                            nozzles: {
+                                nozzle: string;
+                                placed: number;
+                                missed: number;
+                                /** @description missed ÷ (placed + missed) */
+                                miss_rate: number | null;
+                            }[];
+                            jobs_completed: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/production/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s figures by hour or day */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                    /** @description Bucket length, aligned to UTC (default hour); at most 1,000 buckets */
+                    bucket?: "hour" | "day";
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            bucket: "hour" | "day";
+                            /** @description Oldest first; buckets after now are left out */
+                            buckets: {
+                                /** @description Bucket start, aligned to UTC */
+                                start: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description cph ÷ rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                                /** @description Fault events per fault */
+                                faults: {
+                                    [key: string]: number;
+                                };
+                                /** @description By miss rate, then missed, both descending */
+                                feeders: {
+                                    feeder: string;
+                                    placed: number;
+                                    missed: number;
+                                    /** @description missed ÷ (placed + missed) */
+                                    miss_rate: number | null;
+                                }[];
+                                /** @description By miss rate, then missed, both descending */
+                                nozzles: {
+                                    nozzle: string;
+                                    placed: number;
+                                    missed: number;
+                                    /** @description missed ÷ (placed + missed) */
+                                    miss_rate: number | null;
+                                }[];
+                                jobs_completed: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/production/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s jobs, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Cursor: the next_after of the previous page */
+                    after?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            /** @description Newest first */
+                            jobs: {
+                                job_id: string;
+                                order_id: string | null;
+                                program: string | null;
+                                started_at: number | null;
+                                /** @description null while the job runs */
+                                ended_at: number | null;
+                                /** @description completed, stopped or failed; null while the job runs */
+                                result: string | null;
+                                boards_planned: number | null;
+                                boards_done: number | null;
+                                placed: number;
+                                missed: number;
+                            }[];
+                            next_after?: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller’s machines’ figures, by machine or by label */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                    /** @description Only machines matching this label selector (§15) */
+                    selector?: string;
+                    /** @description `device` (default) or `label:<key>` */
+                    group_by?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            from: number;
+                            to: number;
+                            groups: {
+                                /** @description Machine id, or label value (null: machines without the label) */
+                                key: string | null;
+                                /** @description Machines in the group */
+                                devices: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description Σ placed ÷ Σ (rated_cph × productive hours), over the machines that have a rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                            }[];
+                            total: {
+                                /** @description Machines in the group */
+                                devices: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description Σ placed ÷ Σ (rated_cph × productive hours), over the machines that have a rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7528,6 +7987,10 @@ export interface components {
                 installed: number;
                 failed: number;
             };
+            /** @description The KPI gate of the ended stage (§16), as on the rollout */
+            gate: "waiting" | "passed" | "regression" | (never | null);
+            /** @description Why it is paused (null unless paused) */
+            pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
             /** @description Event time (s since epoch) */
             at: number;
         };
