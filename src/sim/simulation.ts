@@ -1,5 +1,5 @@
 import { isIdentifier } from '@fleetgate/device-agent/protocol'
-import { DeviceAgent, type BackoffOptions } from '@fleetgate/device-agent'
+import { DeviceAgent, type BackoffOptions, type ProductionEventInput } from '@fleetgate/device-agent'
 import { ControllerFirmwareHandler } from './machine/controller-firmware.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'
@@ -144,7 +144,15 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
       }),
     )
     if (!production) return { deviceId, machine, agent }
-    const monitor = new ProductionMonitor(machine, (event) => agent.production.report(event), {
+    const report = (event: ProductionEventInput) => {
+      try {
+        agent.production.report(event)
+      } catch (err) {
+        // A bad event is the simulator's bug; it must not fail the request that moved the task.
+        log('error', `${deviceId}: production event ${event.kind} not reported: ${(err as Error).message}`)
+      }
+    }
+    const monitor = new ProductionMonitor(machine, report, {
       missRate: production.missRate,
       badFeeders: production.badFeeders?.filter((f) => f.machine === undefined || f.machine === deviceId),
       worseFirmware: production.worseFirmware,
