@@ -66,7 +66,7 @@ describe('device-link frames', () => {
   it('takes the production-ack of contract §16 from the gateway, and a register frame with rated_cph 1–1,000,000', () => {
     const ack = { type: 'production-ack', ids: ['a-1'], rejected: [{ id: 'a-2', error: 'unknown kind' }] }
     expect(parseGatewayFrame(text(ack))).toEqual(ack)
-    expect(() => parseGatewayFrame(text({ type: 'production-ack', ids: [1] }))).toThrow(/ids/)
+    expect(() => parseGatewayFrame(text({ type: 'production-ack', ids: [1], rejected: [] }))).toThrow(/ids/)
     expect(parseDeviceFrame(text({ ...register, rated_cph: 4000 }))).toMatchObject({ rated_cph: 4000 })
     expect(() => parseDeviceFrame(text({ ...register, rated_cph: 0 }))).toThrow(/rated_cph/)
     expect(() => parseDeviceFrame(text({ ...register, rated_cph: 1_000_001 }))).toThrow(/rated_cph/)

@@ -41,7 +41,7 @@ describe('production reporting on Node 20 (contract §17)', () => {
     expect(frame.events.map((e) => e.kind)).toEqual(['state', 'placements', 'state'])
     link.send({ type: 'production-ack', ids: frame.events.map((e) => e.id), rejected: [] })
     const [code] = await once(child, 'exit')
-    expect(out).toMatch(/refused: invalid production event: state: state/)
+    expect(out).toMatch(/refused: invalid production event: state event: state/)
     const ids = /ids: (\S+) (\S+)/.exec(out)!.slice(1)
     expect(out).toContain(`acknowledged: ${ids[0]} ${ids[1]} ${frame.events[2]!.id}; queued 0`)
     expect(code).toBe(0)

@@ -90,9 +90,9 @@ describe('device agent production reporting', () => {
 
   it('refuses an event without the shape of its kind, with an error naming the field', () => {
     const { production } = makeAgent()
-    expect(() => production.report({ kind: 'weather' } as unknown as ProductionEventInput)).toThrow(/kind must be one of state, job_started/)
-    expect(() => production.report({ kind: 'state', state: 'busy' } as unknown as ProductionEventInput)).toThrow(/state: state/)
-    expect(() => production.report({ kind: 'placements', placed: -1, missed: 0 })).toThrow(/placements: placed/)
+    expect(() => production.report({ kind: 'weather' } as unknown as ProductionEventInput)).toThrow(/invalid production event: unknown kind "weather"; expected one of state, job_started/)
+    expect(() => production.report({ kind: 'state', state: 'busy' } as unknown as ProductionEventInput)).toThrow(/state event: state/)
+    expect(() => production.report({ kind: 'placements', placed: -1, missed: 0 })).toThrow(/placements event: placed/)
     expect(() => production.report({ kind: 'job_ended', job_id: 'j1', result: 'completed' } as unknown as ProductionEventInput)).toThrow(/boards_done/)
     expect(() => production.report({ kind: 'fault', fault: 'pickup_error', message: 'm'.repeat(257) })).toThrow(/message/)
     expect(() => production.report({ kind: 'state', state: 'productive', id: 'mine' } as unknown as ProductionEventInput)).toThrow(/id is assigned by the SDK/)

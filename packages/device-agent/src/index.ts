@@ -29,6 +29,7 @@ export { downloadResumable, DownloadError, type DownloadOptions } from './resuma
 export {
   ProductionReporter,
   MAX_PRODUCTION_EVENT_BYTES,
+  MAX_UNACKED_PRODUCTION_FRAMES,
   type DroppedInfo,
   type ProductionEventInput,
   type ProductionOptions,

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { isPlainObject } from './lib/is-plain-object.js'
 import { CLOSE_CODES } from './protocol/close-codes.js'
-import {
-  MAX_PRODUCTION_EVENTS_PER_FRAME,
-  MAX_UNACKED_PRODUCTION_FRAMES,
-  ProductionEvent,
-  type ProductionAckFrame,
-  type StateEvent,
-} from './protocol/production.js'
+import { MAX_PRODUCTION_EVENTS, productionEventError, type ProductionAckFrame, type ProductionEvent, type StateEvent } from './protocol/production.js'
 
 /** `Omit` over each member of a union. */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
@@ -66,9 +59,8 @@ export interface ProductionLink {
 /** An event's JSON is at most this long, so 500 of them stay under the 16 MiB frame limit. */
 export const MAX_PRODUCTION_EVENT_BYTES = 32 * 1024
 
-const checkEvent = TypeCompiler.Compile(ProductionEvent)
-/** One checker per kind, for an error message that names the field of the kind given. */
-const checkKind = new Map(ProductionEvent.anyOf.map((schema) => [schema.properties.kind.const as string, TypeCompiler.Compile(schema)]))
+/** `production` frames a machine may have unacknowledged at once; the gateway stops reading its link beyond. */
+export const MAX_UNACKED_PRODUCTION_FRAMES = 64
 
 /**
  * Production reporting of contract §16 (`agent.production`): assigns each event an id unique for
@@ -123,7 +115,8 @@ export class ProductionReporter extends EventEmitter<ProductionReporterEvents> {
     if (!isPlainObject(input)) throw new TypeError('invalid production event: not an object')
     if ('id' in input) throw new TypeError('invalid production event: id is assigned by the SDK; leave it out')
     const event = { ...input, id: this.nextId(), ts: input.ts ?? this.now() / 1000 } as ProductionEvent
-    if (!checkEvent.Check(event)) throw new TypeError(`invalid production event: ${describeError(event)}`)
+    const error = productionEventError(event as unknown as Record<string, unknown>)
+    if (error !== undefined) throw new TypeError(`invalid production event: ${error}`)
     if (JSON.stringify(event).length > MAX_PRODUCTION_EVENT_BYTES) throw new TypeError(`invalid production event: over ${MAX_PRODUCTION_EVENT_BYTES} bytes of JSON`)
     if (event.kind === 'state' && (this.lastState === undefined || event.ts >= this.lastState.ts)) this.lastState = event
     this.keep(event)
@@ -257,7 +250,7 @@ export class ProductionReporter extends EventEmitter<ProductionReporterEvents> {
     while (this.inFlight.length < MAX_UNACKED_PRODUCTION_FRAMES) {
       const events: ProductionEvent[] = []
       let next = this.unsentHead
-      for (; next < this.unsent.length && events.length < MAX_PRODUCTION_EVENTS_PER_FRAME; next++) {
+      for (; next < this.unsent.length && events.length < MAX_PRODUCTION_EVENTS; next++) {
         const event = this.kept.get(this.unsent[next]!)
         if (event) events.push(event)
       }
@@ -277,12 +270,4 @@ export class ProductionReporter extends EventEmitter<ProductionReporterEvents> {
       this.unsentHead = 0
     }
   }
-}
-
-function describeError(event: unknown): string {
-  const kind = (event as { kind?: unknown }).kind
-  const checker = typeof kind === 'string' ? checkKind.get(kind) : undefined
-  if (!checker) return `kind must be one of ${[...checkKind.keys()].join(', ')} (got ${JSON.stringify(kind ?? null)})`
-  const first = checker.Errors(event).First()
-  return `${kind}: ${first?.path.slice(1) || 'event'}: ${first?.message ?? 'does not match contract §16'}`
 }

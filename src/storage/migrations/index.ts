@@ -15,6 +15,7 @@ import { offerAnswers } from './0012-offer-answers.js'
 import { rolloutTallies } from './0013-rollout-tallies.js'
 import { deviceLabels } from './0014-device-labels.js'
 import { revokedSessions } from './0015-revoked-sessions.js'
+import { production } from './0016-production.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -33,6 +34,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0013-rollout-tallies': rolloutTallies,
   '0014-device-labels': deviceLabels,
   '0015-revoked-sessions': revokedSessions,
+  '0016-production': production,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
