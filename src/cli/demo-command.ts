@@ -2,18 +2,25 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { serve } from '../server.js'
-import { startSimulation } from '../sim/simulation.js'
-import { demoFirmwareKeys, startDemoRollout } from './demo-rollout.js'
+import { placeMsAt, startSimulation } from '../sim/simulation.js'
+import { DEMO_WORSE_FIRMWARE, demoFirmwareKeys, startDemoRollout } from './demo-rollout.js'
 
 const DEMO_USERS = {
   admin: { password: 'admin', role: 'admin', display_name: 'Administrator' },
   operator: { password: 'operator', role: 'user', display_name: 'Operator' },
 }
 
+/** The demo machines' rating (contract §16); they place at 90 % of it. */
+const DEMO_RATED_CPH = 4000
+/** pnp-02's feeder F3 (100nF) misses one pick in 20: the production page shows it at the top of its feeders. */
+const DEMO_BAD_FEEDER = { machine: 'pnp-02', feeder: 'F3', rate: 0.05 }
+
 /**
  * `fleetgate demo`: the server on the embedded default plus 3 simulated machines and 5
  * platform devices, and a firmware rollout over the machines that pauses by itself (one is set
- * to fail), for a five-minute tour. Stops on SIGINT/SIGTERM.
+ * to fail), for a five-minute tour. The machines place a demo board over and over and report
+ * their production (contract §16), one with a bad feeder; the demo release makes the machines
+ * that install it miss more, which the rollout's KPI gate is there to catch. Stops on SIGINT/SIGTERM.
  */
 export async function runDemoCommand(_argv: string[]): Promise<number> {
   const env = { ...process.env }
@@ -38,6 +45,8 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
     failFirmware: ['pnp-03'],
     // Kept beside the database: the server trusts each machine's first key for good.
     keysFile: path.join(env.DATA_DIR ?? './data', 'demo-sim-keys.json'),
+    machine: { placeMsPerItem: placeMsAt(DEMO_RATED_CPH) },
+    production: { ratedCph: DEMO_RATED_CPH, autoJobs: true, badFeeders: [DEMO_BAD_FEEDER], worseFirmware: DEMO_WORSE_FIRMWARE },
     log: (level, message) => console.log(`[sim] ${level}: ${message}`),
   })
   await sim.registered()
@@ -55,6 +64,9 @@ fleetgate demo is running
   machines        ${sim.machines.map((m) => m.deviceId).join(', ')}
   platform        ${sim.platformDevices.length} HTTP-polling devices
   firmware        ${rollout}
+  production      ${url}/production — the machines place a demo board over and over (rated ${DEMO_RATED_CPH} CPH);
+                  ${DEMO_BAD_FEEDER.machine}'s feeder ${DEMO_BAD_FEEDER.feeder} misses ${DEMO_BAD_FEEDER.rate * 100} % of its picks; a machine that installs
+                  the demo release misses ${DEMO_WORSE_FIRMWARE.missRate * 100} % (the rollout's KPI gate watches for it)
 Press Ctrl-C to stop.`)
   const stop = async () => {
     await sim.stop()

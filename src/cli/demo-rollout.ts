@@ -1,5 +1,19 @@
 import { generateFirmwareKeys, publicKeyPem, type FirmwareKeySet } from '../firmware/firmware-keys.js'
 import { signImage } from '../firmware/sign-image.js'
+import type { WorseFirmware } from '../sim/production/miss-model.js'
+
+/**
+ * The demo release places worse: a simulated machine that installs a release whose id starts
+ * with `demo-` misses 2 % of its picks (against 0.3 %), so the rollout's KPI gate (contract §16)
+ * pauses it with `kpi_regression`.
+ */
+export const DEMO_WORSE_FIRMWARE: WorseFirmware = { releasePrefix: 'demo-', missRate: 0.02 }
+
+/**
+ * The demo rollout's KPI gate: a stage's miss rate may rise by at most 0.5 points, judged once
+ * each updated machine placed 300 parts (about 5 minutes of the demo board), or after 15 minutes.
+ */
+export const DEMO_KPI_GATE = { max_miss_rate_increase: 0.005, min_placements: 300, wait_seconds: 900 }
 
 /** A root and signing key made for this demo run only (never for real use), and the root's PEM for FIRMWARE_ROOT_PUBKEY. */
 export function demoFirmwareKeys(): { keys: FirmwareKeySet; rootPem: string } {
@@ -33,11 +47,18 @@ export async function startDemoRollout(url: string, admin: { username: string; p
   form.append('manifest', JSON.stringify(release.manifest))
   const uploaded = await fetch(`${url}/api/v1/admin/firmware/slave/releases`, { method: 'POST', body: form, headers: { authorization } })
   if (uploaded.status !== 201) return `no demo rollout: the upload answered ${uploaded.status}`
-  const created = await fetch(`${url}/api/v1/admin/firmware/slave/rollouts`, {
-    method: 'POST',
-    headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ release_id: release.manifest.release, stages: [50, 100], max_failure_ratio: 0.1 }),
-  })
+  const create = (extra: object) =>
+    fetch(`${url}/api/v1/admin/firmware/slave/rollouts`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ release_id: release.manifest.release, stages: [50, 100], max_failure_ratio: 0.1, ...extra }),
+    })
+  let created = await create({ kpi_gate: DEMO_KPI_GATE })
+  if (created.status !== 201) {
+    // A fleetgate without the KPI gate of contract §16 may refuse it: the rollout goes on without.
+    console.log(`[demo] creating the rollout with a KPI gate answered ${created.status}; creating it without one`)
+    created = await create({})
+  }
   if (created.status !== 201) return `no demo rollout: creating it answered ${created.status}`
   const { rollout } = (await created.json()) as { rollout: { rollout_id: string } }
   return `rollout ${rollout.rollout_id} of ${release.manifest.display_version}: one machine is set to fail, so it pauses by itself — ${url}/firmware/rollouts/${rollout.rollout_id}`

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { Operator } from '../sim/machine/operator-auth.js'
-import { numberedIds, startSimulation } from '../sim/simulation.js'
+import { parseBadFeeders, parseRate, type BadFeeder } from '../sim/production/miss-model.js'
+import { numberedIds, placeMsAt, startSimulation } from '../sim/simulation.js'
 
 export { startSimulation, type Simulation, type SimulationOptions, type SimulatedMachine } from '../sim/simulation.js'
 
@@ -18,6 +19,17 @@ export const SIM_USAGE = `usage: fleetgate sim [options]
   --fail-firmware IDS    comma-separated machine ids that report every firmware install failed;
                          repeatable (default none)
 
+Production reporting (contract §16; the machines report states, jobs, placements and misses):
+  --miss-rate R          share of picks that fail, 0–1 (default 0.003)
+  --bad-feeder F:R       feeder F1…F12 that misses at rate R (0–1) on every machine, e.g. F3:0.05;
+                         comma-separated or repeatable (default none)
+  --rated-cph N          rated placements per hour, 1–1000000, sent at registration (default 4000);
+                         the machines place at 90 % of it
+  --auto-jobs            the machines place a demo board again and again by themselves
+                         (default: only the tasks started through the API)
+  --seed N               seed of the misses drawn, for a run that repeats (default random)
+  --no-production        report no production (for a fleetgate without it)
+
 Runs until SIGINT or SIGTERM.`
 
 export interface SimArguments {
@@ -31,6 +43,8 @@ export interface SimArguments {
   keysFile: string
   /** Machines that report firmware installs `failed`. */
   failFirmware: string[]
+  /** Production reporting; null with --no-production. */
+  production: { missRate: number; badFeeders: BadFeeder[]; ratedCph: number; autoJobs: boolean; seed: number | undefined } | null
 }
 
 /** argv → options, or a message saying what is wrong. */
@@ -51,6 +65,12 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
         'enroll-token': { type: 'string' },
         'keys-file': { type: 'string', default: '.sim-keys.json' },
         'fail-firmware': { type: 'string', multiple: true },
+        'miss-rate': { type: 'string', default: '0.003' },
+        'bad-feeder': { type: 'string', multiple: true },
+        'rated-cph': { type: 'string', default: '4000' },
+        'auto-jobs': { type: 'boolean', default: false },
+        seed: { type: 'string' },
+        'no-production': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -74,6 +94,14 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
   const failFirmware = (values['fail-firmware'] ?? []).flatMap((list) => list.split(',')).map((id) => id.trim()).filter((id) => id !== '')
   const stray = failFirmware.find((id) => !machineIds.has(id))
   if (stray !== undefined) return { error: `--fail-firmware: "${stray}" is not one of the simulated machines (${values.prefix}01 … with --devices ${devices})` }
+  const missRate = parseRate(values['miss-rate'])
+  if (missRate === undefined) return { error: `--miss-rate must be a number from 0 to 1, got "${values['miss-rate']}"` }
+  const badFeeders = parseBadFeeders(values['bad-feeder'] ?? [])
+  if ('error' in badFeeders) return badFeeders
+  const ratedCph = /^\d+$/.test(values['rated-cph']) ? Number(values['rated-cph']) : NaN
+  if (!(ratedCph >= 1 && ratedCph <= 1_000_000)) return { error: `--rated-cph must be a whole number 1–1000000, got "${values['rated-cph']}"` }
+  const seed = values.seed === undefined ? undefined : /^\d+$/.test(values.seed) && Number(values.seed) < 2 ** 32 ? Number(values.seed) : NaN
+  if (Number.isNaN(seed)) return { error: `--seed must be a whole number 0–4294967295, got "${values.seed}"` }
   return {
     url: values.url,
     devices,
@@ -84,6 +112,7 @@ export function parseSimArguments(argv: string[], env: NodeJS.ProcessEnv = proce
     enrollToken: values['enroll-token'] ?? env.DEVICE_ENROLL_TOKEN,
     keysFile: values['keys-file'],
     failFirmware: [...new Set(failFirmware)],
+    production: values['no-production'] ? null : { missRate, badFeeders, ratedCph, autoJobs: values['auto-jobs'], seed },
   }
 }
 
@@ -107,11 +136,20 @@ export async function runSimCommand(argv: string[]): Promise<number> {
   if (args.platform > 0 && !args.consoleToken) {
     log('warn', 'no --console-token: platform devices must already exist (or the server must auto-register them)')
   }
-  const simulation = await startSimulation({ ...args, log })
+  const { production, ...rest } = args
+  const simulation = await startSimulation({
+    ...rest,
+    ...(production && { production, machine: { placeMsPerItem: placeMsAt(production.ratedCph) } }),
+    log,
+  })
   log('info', `${args.devices} machine(s) linking to ${args.url} as ${simulation.machines.map((m) => m.deviceId).join(', ') || '—'}`)
   if (args.platform > 0) log('info', `${args.platform} platform device(s): ${simulation.platformDevices.map((d) => d.deviceId).join(', ')}`)
   log('info', `operators: ${args.operators.map((o) => o.username).join(', ')}; keys in ${args.keysFile}`)
   if (args.failFirmware.length > 0) log('info', `firmware installs will fail on ${args.failFirmware.join(', ')}`)
+  if (production) {
+    const bad = production.badFeeders.map((f) => `${f.feeder} at ${f.rate}`).join(', ')
+    log('info', `production: rated ${production.ratedCph} CPH, miss rate ${production.missRate}${bad ? `, bad feeder(s) ${bad}` : ''}${production.autoJobs ? ', running jobs by themselves' : ''}`)
+  }
 
   // A second signal while closing falls back to Node's default: exit at once.
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -1,9 +1,13 @@
 import { isIdentifier } from '@fleetgate/device-agent/protocol'
-import { DeviceAgent, type BackoffOptions } from '@fleetgate/device-agent'
+import { DeviceAgent, type BackoffOptions, type ProductionEventInput } from '@fleetgate/device-agent'
 import { ControllerFirmwareHandler } from './machine/controller-firmware.js'
 import { PickAndPlaceMachine, type MachineOptions } from './machine/machine.js'
 import type { Operator } from './machine/operator-auth.js'
 import { PlatformDevice, type PlatformDeviceIntervals, type SimLog } from './platform-device.js'
+import { AutoJobs, type AutoJobOptions } from './production/auto-jobs.js'
+import type { BadFeeder, WorseFirmware } from './production/miss-model.js'
+import { ProductionMonitor } from './production/production-monitor.js'
+import { seededRandom, seedFor } from './production/seeded-random.js'
 import { SimKeys } from './sim-keys.js'
 
 export const SIM_MACHINE_VERSION = '2.3.1-sim'
@@ -38,14 +42,43 @@ export interface SimulationOptions {
   failFirmware?: readonly string[]
   /** Resumption of the machines' firmware downloads (default: the SDK's, 1 s doubling up to 30 s). */
   firmwareDownloadBackoff?: BackoffOptions
+  /** Production reporting (contract §16); none without it. */
+  production?: SimProductionOptions
   log?: SimLog
+}
+
+/** What the simulated machines report of their production (contract §16, `fleetgate sim`). */
+export interface SimProductionOptions {
+  /** Share of picks that fail, 0–1. Default 0.003. */
+  missRate?: number
+  /** Feeders that miss at their own rate, on every machine or on the one named. */
+  badFeeders?: readonly BadFeeder[]
+  /** Rated placements per hour, sent at registration. Default 4000. */
+  ratedCph?: number
+  /** Seed of the misses drawn (each machine draws its own sequence from it). Default: random. */
+  seed?: number
+  /** A firmware release that makes the machines that install it place worse. */
+  worseFirmware?: WorseFirmware
+  /** Machines run jobs by themselves. Default: only when asked through the API. */
+  autoJobs?: boolean | AutoJobOptions
+  /** How often the machines look at their task, in real milliseconds. Default 1000. */
+  tickMs?: number
 }
 
 export interface SimulatedMachine {
   deviceId: string
   machine: PickAndPlaceMachine
   agent: DeviceAgent
+  /** Reports the machine's production; undefined without `production`. */
+  production?: ProductionMonitor
+  autoJobs?: AutoJobs
 }
+
+/**
+ * Time to place one part at `ratedCph`, slowed to 90 %: a simulated machine places a bit below its
+ * rating, as real ones do (OEE performance ≈ 0.9).
+ */
+export const placeMsAt = (ratedCph: number) => Math.round(3_600_000 / (ratedCph * 0.9))
 
 export interface Simulation {
   machines: SimulatedMachine[]
@@ -69,6 +102,10 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   if (badId) throw new Error(`"${badId}" is not a valid device id (1–64 of A–Z a–z 0–9 . _ : -)`)
   const strayFailing = options.failFirmware?.find((id) => !machineIds.includes(id))
   if (strayFailing) throw new Error(`failFirmware names "${strayFailing}", which is not one of the simulated machines`)
+  const production = options.production
+  const strayFeeder = production?.badFeeders?.find((f) => f.machine !== undefined && !machineIds.includes(f.machine))
+  if (strayFeeder) throw new Error(`badFeeders names "${strayFeeder.machine}", which is not one of the simulated machines`)
+  const seed = production?.seed ?? Math.floor(Math.random() * 2 ** 32)
 
   const keys = await SimKeys.open(options.keysFile === undefined ? '.sim-keys.json' : options.keysFile)
   const firstRegistrations: Promise<void>[] = []
@@ -92,6 +129,7 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
       heartbeatSeconds: options.heartbeatSeconds,
       backoff: options.backoff,
       firmware: { handler: firmware, downloadBackoff: options.firmwareDownloadBackoff },
+      ...(production && { ratedCph: production.ratedCph ?? 4000 }),
       log: (level, message) => log(level, `${deviceId}: ${message}`),
     })
     agent.on('registered', () => log('info', `${deviceId}: registered`))
@@ -105,7 +143,24 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
         agent.once('stopped', ({ reason }) => reject(new Error(`${deviceId} stopped before registering (${reason})`)))
       }),
     )
-    return { deviceId, machine, agent }
+    if (!production) return { deviceId, machine, agent }
+    const report = (event: ProductionEventInput) => {
+      try {
+        agent.production.report(event)
+      } catch (err) {
+        // A bad event is the simulator's bug; it must not fail the request that moved the task.
+        log('error', `${deviceId}: production event ${event.kind} not reported: ${(err as Error).message}`)
+      }
+    }
+    const monitor = new ProductionMonitor(machine, report, {
+      missRate: production.missRate,
+      badFeeders: production.badFeeders?.filter((f) => f.machine === undefined || f.machine === deviceId),
+      worseFirmware: production.worseFirmware,
+      random: seededRandom(seedFor(seed, deviceId)),
+    })
+    agent.production.on('rejected', ({ event, error }) => log('warn', `${deviceId}: production event ${event.kind} rejected: ${error}`))
+    const autoJobs = production.autoJobs ? new AutoJobs(machine, production.autoJobs === true ? {} : production.autoJobs) : undefined
+    return { deviceId, machine, agent, production: monitor, autoJobs }
   })
   // Unobserved rejections must not crash the process when nobody awaits registered().
   for (const p of firstRegistrations) p.catch(() => undefined)
@@ -127,7 +182,11 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   )
 
   await keys.save()
-  for (const { agent } of machines) agent.start()
+  for (const { agent, production: monitor, autoJobs } of machines) {
+    monitor?.start(production?.tickMs)
+    autoJobs?.start(production?.tickMs)
+    agent.start()
+  }
   for (const device of platformDevices) device.start()
 
   return {
@@ -135,6 +194,10 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
     platformDevices,
     registered: () => Promise.all(firstRegistrations).then(() => undefined),
     async stop() {
+      for (const m of machines) {
+        m.autoJobs?.stop()
+        m.production?.stop()
+      }
       await Promise.all([...machines.map((m) => m.agent.close()), ...platformDevices.map((d) => d.stop())])
       await keys.save()
     },

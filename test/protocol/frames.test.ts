@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { FrameError, parseDeviceFrame, parseFrame, parseGatewayFrame } from '@fleetgate/device-agent/protocol'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { FrameError, parseDeviceFrame, parseFrame, parseGatewayFrame, ProductionEvent, ProductionFrame } from '@fleetgate/device-agent/protocol'
 
 const register = { type: 'register', device_id: 'pnp-01', key: 'k'.repeat(16), hostname: 'pnp-01', version: '2.3.1' }
 const request = { type: 'request', id: 'r1', method: 'GET', path: '/hardware/position', query: {}, body: null, user: { id: 'u', username: 'u', role: 'user' } }
@@ -60,5 +61,35 @@ describe('device-link frames', () => {
     expect(() => parseGatewayFrame(text({ type: 'heartbeat', status: {} }))).toThrow(/gateway may not send heartbeat/)
     expect(parseDeviceFrame(text(register)).type).toBe('register')
     expect(parseGatewayFrame(text(request)).type).toBe('request')
+  })
+
+  it('takes the production-ack of contract §16 from the gateway, and a register frame with rated_cph 1–1,000,000', () => {
+    const ack = { type: 'production-ack', ids: ['a-1'], rejected: [{ id: 'a-2', error: 'unknown kind' }] }
+    expect(parseGatewayFrame(text(ack))).toEqual(ack)
+    expect(() => parseGatewayFrame(text({ type: 'production-ack', ids: [1], rejected: [] }))).toThrow(/ids/)
+    expect(parseDeviceFrame(text({ ...register, rated_cph: 4000 }))).toMatchObject({ rated_cph: 4000 })
+    expect(() => parseDeviceFrame(text({ ...register, rated_cph: 0 }))).toThrow(/rated_cph/)
+    expect(() => parseDeviceFrame(text({ ...register, rated_cph: 1_000_001 }))).toThrow(/rated_cph/)
+  })
+
+  it('shapes production frames and events as contract §16 says', () => {
+    const frame = TypeCompiler.Compile(ProductionFrame)
+    const event = TypeCompiler.Compile(ProductionEvent)
+    expect(frame.Check({ type: 'production', events: [{ id: 'e1', kind: 'anything' }] })).toBe(true)
+    expect(frame.Check({ type: 'production', events: [] })).toBe(false)
+    expect(frame.Check({ type: 'production', events: Array.from({ length: 501 }, (_, i) => ({ id: `e${i}` })) })).toBe(false)
+    expect(frame.Check({ type: 'production', events: [{ id: '' }] })).toBe(false)
+    expect(frame.Check({ type: 'production', events: [{ id: 'x'.repeat(65) }] })).toBe(false)
+    const valid = [
+      { id: 'e1', ts: 1.5, kind: 'state', state: 'unscheduled_down', reason: 'parts_exhausted' },
+      { id: 'e2', ts: 2, kind: 'job_started', job_id: 'j1', order_id: 'o1', program: 'board', boards_planned: 1 },
+      { id: 'e3', ts: 3, kind: 'job_ended', job_id: 'j1', result: 'completed', boards_done: 1 },
+      { id: 'e4', ts: 4, kind: 'placements', placed: 10, missed: 1, job_id: 'j1', feeders: [{ feeder: 'F1', placed: 10, missed: 1 }], nozzles: [{ nozzle: 'N1', placed: 10, missed: 1 }] },
+      { id: 'e5', ts: 5, kind: 'fault', fault: 'pickup_error', feeder: 'F1', nozzle: 'N1', designator: 'R1', part: '10k' },
+    ]
+    for (const e of valid) expect(event.Check(e)).toBe(true)
+    expect(event.Check({ id: 'e6', ts: 6, kind: 'state', state: 'offline' })).toBe(false)
+    expect(event.Check({ id: 'e7', ts: 7, kind: 'job_ended', job_id: 'j1', result: 'done', boards_done: 1 })).toBe(false)
+    expect(event.Check({ id: 'e8', ts: 8, kind: 'placements', placed: 1.5, missed: 0 })).toBe(false)
   })
 })

@@ -76,6 +76,7 @@ describe('fleetgate sim arguments', () => {
       enrollToken: undefined,
       keysFile: '.sim-keys.json',
       failFirmware: [],
+      production: { missRate: 0.003, badFeeders: [], ratedCph: 4000, autoJobs: false, seed: undefined },
     })
   })
 

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import WebSocket, { type RawData } from 'ws'
 import type { AgentLog } from './device-agent.js'
 import { FrameError, parseGatewayFrame, type DeviceFrame, type FirmwareOfferFrame, type FirmwareStatusFrame, type RegisteredFrame, type RegisterFrame, type RequestFrame } from './protocol/frames.js'
+import type { ProductionAckFrame } from './protocol/production.js'
 import { sendBatched } from './protocol/batched-send.js'
 import { responseFrameText } from './protocol/frame-text.js'
 import { MAX_FRAME_BYTES } from './protocol/limits.js'
@@ -46,6 +47,7 @@ export interface AgentLinkHost {
   ready(): void
   request(frame: RequestFrame): void
   firmwareOffer(frame: FirmwareOfferFrame): void
+  productionAck(frame: ProductionAckFrame): void
   /** The socket closed, whoever closed it; reported once. */
   closed(session: AgentLinkSession, code: number, reason: string): void
 }
@@ -102,6 +104,13 @@ export class AgentLinkSession {
     return true
   }
 
+  /** Sends a frame's text (a `production` frame) when the link is registered and its first heartbeat is out. */
+  sendTextIfReady(text: string): boolean {
+    if (!this.ready || this.socket.readyState !== WebSocket.OPEN) return false
+    this.sendText(text)
+    return true
+  }
+
   /** The one place the state changes; a move the table does not allow is refused. */
   private moveTo(next: AgentLinkState): boolean {
     if (!(AGENT_LINK_TRANSITIONS[this.current] as readonly AgentLinkState[]).includes(next)) return false
@@ -152,8 +161,7 @@ export class AgentLinkSession {
     if (frame.type === 'registered') return this.onRegistered(frame)
     if (this.current !== 'registered') return this.host.log('warn', `ignored a ${frame.type} frame before registration`)
     if (frame.type === 'firmware-offer') return this.host.firmwareOffer(frame)
-    // Production reporting (§16) is not sent by this agent yet: an acknowledgement has nothing to settle.
-    if (frame.type === 'production-ack') return
+    if (frame.type === 'production-ack') return this.host.productionAck(frame)
     this.host.request(frame)
     this.host.requests.push(() => this.serve(frame))
   }

@@ -10,6 +10,7 @@ import type { FirmwareOffer, FirmwareOptions, FirmwareStatus } from './firmware-
 import { FirmwareOffers } from './firmware-offers.js'
 import { FirmwareStatusOutbox, firmwareStatusFrame } from './firmware-status-outbox.js'
 import { heartbeatStatus } from './heartbeat-status.js'
+import { ProductionReporter, type ProductionOptions } from './production-reporter.js'
 import { RegisterFrame, type FirmwareOfferFrame, type RegisteredFrame, type RequestFrame } from './protocol/frames.js'
 import type { RouteTable } from './route-table.js'
 import { TaskQueue } from './task-queue.js'
@@ -61,6 +62,10 @@ export interface DeviceAgentOptions {
   socketOptions?: ClientOptions
   /** Takes the gateway's firmware offers (contract §14). Without it an offer is reported `failed`. */
   firmware?: FirmwareOptions
+  /** The machine's rated placements per hour (1–1,000,000), sent at registration (contract §16). */
+  ratedCph?: number
+  /** Production reporting (`agent.production`, contract §16): queue bound and batching. */
+  production?: ProductionOptions
 }
 
 export interface DisconnectInfo {
@@ -147,6 +152,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly firmwareOutbox = new FirmwareStatusOutbox((frame) => this.session?.sendIfReady(frame) ?? false)
   /** The next close is a `relink()`: connect again at once. */
   private relinking = false
+  /**
+   * Production reporting (contract §16): `agent.production.report({ kind: 'state', state: 'productive' })`.
+   * Events are kept until the gateway acknowledges them and sent again after a re-link.
+   */
+  readonly production: ProductionReporter
 
   constructor(options: DeviceAgentOptions) {
     super()
@@ -165,6 +175,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.log = options.log ?? (() => undefined)
     this.socketOptions = options.socketOptions ?? {}
     const statusProvider = options.status ?? (() => ({}))
+    this.production = new ProductionReporter({ send: (text) => this.session?.sendTextIfReady(text) ?? false, log: this.log }, options.production)
     this.linkHost = {
       registerFrame,
       registerTimeoutMs: options.registerTimeoutMs ?? 10_000,
@@ -176,9 +187,13 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       heartbeatStatus: () => heartbeatStatus(statusProvider, this.log, (message) => this.emitError(new DeviceAgentError('status_too_large', null, message))),
       registered: (frame) => this.emit('registered', frame),
       stable: () => this.backoff.reset(),
-      ready: () => this.firmwareOutbox.flush(),
+      ready: () => {
+        this.firmwareOutbox.flush()
+        this.production.onLinked()
+      },
       request: (frame) => this.emit('request', frame),
       firmwareOffer: (frame) => this.takeFirmwareOffer(frame),
+      productionAck: (frame) => this.production.onAck(frame),
       closed: (session, code, reason) => this.onSessionClosed(session, code, reason),
     }
     if (options.firmware) {
@@ -212,6 +227,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     clearTimeout(this.reconnectTimer)
     this.queue.clear()
     this.firmwareOffers?.stop()
+    this.production.stop()
     const session = this.session
     this.session = undefined
     await session?.close(1000, 'agent closing')
@@ -263,6 +279,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     if (session !== this.session) return
     this.session = undefined
     this.queue.clear()
+    this.production.onUnlinked(code, reason)
     const relinking = this.relinking
     this.relinking = false
     const refused = FATAL_CLOSE_CODES[code as keyof typeof FATAL_CLOSE_CODES]
@@ -325,6 +342,7 @@ function registerFrameOf(options: DeviceAgentOptions): RegisterFrame {
     version: options.version,
     ...(options.ip !== undefined && { ip: options.ip }),
     ...(options.enrollToken !== undefined && { enroll_token: options.enrollToken }),
+    ...(options.ratedCph !== undefined && { rated_cph: options.ratedCph }),
   }
   if (!checkRegister.Check(frame)) {
     const first = checkRegister.Errors(frame).First()

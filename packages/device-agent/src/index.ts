@@ -4,6 +4,7 @@
  * limits and close codes are here too (and, with the rest of the protocol, in `./protocol`).
  */
 export * from './protocol/frames.js'
+export * from './protocol/production.js'
 export * from './protocol/close-codes.js'
 export * from './protocol/limits.js'
 export { RouteTable, RouteError, ok, created, type RouteHandler, type RouteRequest, type RouteResult, type RouteMatch } from './route-table.js'
@@ -25,3 +26,13 @@ export type { FirmwareHandler, FirmwareOffer, FirmwareOptions, FirmwareStatus, R
 export { firmwareStatusFrame } from './firmware-status-outbox.js'
 export { imageMismatches, type ImageDigests } from './image-mismatches.js'
 export { downloadResumable, DownloadError, type DownloadOptions } from './resumable-download.js'
+export {
+  ProductionReporter,
+  MAX_PRODUCTION_EVENT_BYTES,
+  MAX_UNACKED_PRODUCTION_FRAMES,
+  type DroppedInfo,
+  type ProductionEventInput,
+  type ProductionOptions,
+  type ProductionReporterEvents,
+  type RejectedInfo,
+} from './production-reporter.js'

@@ -6,7 +6,7 @@ import { ok, RouteTable } from '../src/route-table.js'
 import { TaskQueue } from '../src/task-queue.js'
 
 type Frame = Record<string, unknown> & { type: string }
-type Reported = 'registered' | 'stable' | 'ready' | 'request' | 'firmwareOffer' | 'closed' | 'log'
+type Reported = 'registered' | 'stable' | 'ready' | 'request' | 'firmwareOffer' | 'productionAck' | 'closed' | 'log'
 type WatchedHost = Omit<AgentLinkHost, Reported> & { [K in Reported]: Mock<AgentLinkHost[K]> }
 
 /** The agent's side of a socket, driven by the test: what `ws` would emit, and what was sent. */
@@ -85,6 +85,7 @@ describe('AgentLinkSession', () => {
       ready: vi.fn<AgentLinkHost['ready']>(),
       request: vi.fn<AgentLinkHost['request']>(),
       firmwareOffer: vi.fn<AgentLinkHost['firmwareOffer']>(),
+      productionAck: vi.fn<AgentLinkHost['productionAck']>(),
       closed: vi.fn<AgentLinkHost['closed']>(),
     }
   })
@@ -225,5 +226,20 @@ describe('AgentLinkSession', () => {
     socket.readyState = WebSocket.OPEN // whatever the socket says, a closed session sends nothing
     expect(session.sendIfReady(status)).toBe(false)
     expect(socket.sentOf('firmware-status')).toHaveLength(1)
+  })
+
+  it('hands production-ack frames to the host once registered, and sends production frames only when ready', async () => {
+    const session = startSession()
+    socket.open()
+    const frame = JSON.stringify({ type: 'production', events: [{ id: 'e1', ts: 1, kind: 'placements', placed: 1, missed: 0 }] })
+    expect(session.sendTextIfReady(frame)).toBe(false)
+    socket.receive({ type: 'production-ack', ids: ['e0'], rejected: [] })
+    expect(host.productionAck).not.toHaveBeenCalled()
+    socket.receive(REGISTERED)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(session.sendTextIfReady(frame)).toBe(true)
+    socket.receive({ type: 'production-ack', ids: ['e1'], rejected: [{ id: 'e2', error: 'unknown kind' }] })
+    expect(host.productionAck).toHaveBeenCalledWith({ type: 'production-ack', ids: ['e1'], rejected: [{ id: 'e2', error: 'unknown kind' }] })
+    expect(socket.sentOf('production')).toHaveLength(1)
   })
 })

@@ -10,7 +10,13 @@ export const ORDER_STATUSES = ['pending', 'in_progress', 'done', 'stopped', 'can
 export const OrderStatus = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)))
 export type OrderStatus = Static<typeof OrderStatus>
 
-export const OrderItem = Type.Object({ component: Type.String(), x: Type.Number(), y: Type.Number(), angle: Type.Number() })
+export const OrderItem = Type.Object({
+  component: Type.String(),
+  x: Type.Number(),
+  y: Type.Number(),
+  angle: Type.Number(),
+  designator: Type.Optional(Type.String({ maxLength: 64, description: 'Reference designator (R1, C3…), when the order carries it' })),
+})
 export type OrderItem = Static<typeof OrderItem>
 
 export const Order = Type.Object({

@@ -25,6 +25,16 @@ export const Task = Type.Object({
 })
 export type Task = Static<typeof Task>
 
+/** What a task did, with the simulated time it happened (ms since epoch), for whoever watches the machine. */
+export type TaskEvent =
+  | { type: 'started'; task: Task; order: Order; at: number }
+  | { type: 'placed'; task: Task; order: Order; item: OrderItem; index: number; at: number }
+  | { type: 'paused'; task: Task; at: number; reason: 'operator' | 'parts_exhausted'; component?: string }
+  | { type: 'resumed'; task: Task; at: number }
+  | { type: 'ended'; task: Task; order: Order; at: number }
+
+export type TaskListener = (event: TaskEvent) => void
+
 const StartBody = Type.Object({ order_id: Type.Optional(Type.String({ minLength: 1 })) })
 
 interface Run {
@@ -38,6 +48,8 @@ interface Run {
   runningSince: number
   /** Placements already taken from stock. */
   consumed: number
+  /** The part whose feeder ran empty, while the task is paused for it. */
+  starvedOn: string | undefined
 }
 
 /**
@@ -47,8 +59,21 @@ interface Run {
 export class TaskRunner {
   private run: Run | undefined
   private sequence = 0
+  private readonly listeners = new Set<TaskListener>()
 
   constructor(private readonly machine: PickAndPlaceMachine) {}
+
+  /** Calls `listener` with every start, placement, pause, resume and end; returns the way to stop. */
+  observe(listener: TaskListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** The part whose feeder ran empty, while the current task is paused for it. */
+  starvedOn(): string | undefined {
+    this.advance()
+    return this.run?.task.state === 'paused' ? this.run.starvedOn : undefined
+  }
 
   current(): Task | null {
     this.advance()
@@ -97,9 +122,11 @@ export class TaskRunner {
       progressMs: 0,
       runningSince: now,
       consumed: 0,
+      starvedOn: undefined,
     }
     task.state = 'running'
     orders.setStatus(order, 'in_progress')
+    this.notify({ type: 'started', task: { ...task }, order, at: now })
     this.advance()
     return { ...task }
   }
@@ -109,6 +136,7 @@ export class TaskRunner {
     run.progressMs += this.machine.clock.now() - run.runningSince
     run.task.state = 'paused'
     this.machine.axes.hold()
+    this.notify({ type: 'paused', task: { ...run.task }, at: this.machine.clock.now(), reason: 'operator' })
     return { ...run.task }
   }
 
@@ -116,6 +144,8 @@ export class TaskRunner {
     const run = this.requireState('paused', 'resume')
     run.runningSince = this.machine.clock.now()
     run.task.state = 'running'
+    run.starvedOn = undefined
+    this.notify({ type: 'resumed', task: { ...run.task }, at: run.runningSince })
     this.advance()
     return { ...run.task }
   }
@@ -131,6 +161,7 @@ export class TaskRunner {
     run.task.current_item = null
     this.machine.axes.hold()
     this.machine.orders.setStatus(run.order, 'stopped')
+    this.notify({ type: 'ended', task: { ...run.task }, order: run.order, at: now })
     return { ...run.task }
   }
 
@@ -142,7 +173,7 @@ export class TaskRunner {
     const { task, placeMs } = run
     const progress = run.progressMs + (now - run.runningSince)
     task.placed = Math.min(task.total, Math.floor(progress / placeMs))
-    this.consume(run)
+    if (!this.consume(run)) return
     if (task.placed >= task.total) {
       const doneAt = run.runningSince + (task.total * placeMs - run.progressMs)
       run.progressMs = task.total * placeMs
@@ -154,6 +185,7 @@ export class TaskRunner {
       this.machine.hardware.holding = null
       this.machine.orders.setStatus(run.order, 'done')
       this.machine.extensions.recordUse()
+      this.notify({ type: 'ended', task: { ...task }, order: run.order, at: doneAt })
       return
     }
     // The head travels to the item being placed during the first half of its slot.
@@ -166,8 +198,41 @@ export class TaskRunner {
     task.current_item = { index, component: item.component, x: item.x, y: item.y, angle: item.angle }
   }
 
-  private consume(run: Run): void {
-    for (; run.consumed < run.task.placed; run.consumed++) this.machine.warehouse.consume(run.order.items[run.consumed]!.component)
+  /**
+   * Takes the parts of the items placed since last time, in order, and reports each placement.
+   * When a feeder has run empty the task pauses before that item, at the time it would have
+   * picked it; false then.
+   */
+  private consume(run: Run): boolean {
+    const { task, placeMs } = run
+    for (; run.consumed < task.placed; run.consumed++) {
+      const index = run.consumed
+      const item = run.order.items[index]!
+      // The item's slot ends at this time (running time since the start, minus what came before this stretch).
+      const placedAt = run.runningSince + ((index + 1) * placeMs - run.progressMs)
+      if (!this.machine.warehouse.take(item.component)) {
+        this.starve(run, index, placedAt - placeMs, item.component)
+        return false
+      }
+      this.notify({ type: 'placed', task: { ...task }, order: run.order, item, index, at: placedAt })
+    }
+    return true
+  }
+
+  /** A feeder ran empty: the task stops before item `index`, paused until someone refills it and resumes. */
+  private starve(run: Run, index: number, at: number, component: string): void {
+    const { task } = run
+    task.placed = index
+    run.progressMs = index * run.placeMs
+    task.state = 'paused'
+    task.current_item = null
+    run.starvedOn = component
+    this.machine.axes.hold()
+    this.notify({ type: 'paused', task: { ...task }, at, reason: 'parts_exhausted', component })
+  }
+
+  private notify(event: TaskEvent): void {
+    for (const listener of this.listeners) listener(event)
   }
 
   private requireState(state: TaskState, action: string): Run {

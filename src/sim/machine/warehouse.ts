@@ -93,10 +93,19 @@ export class Warehouse {
     return this.components.get(name) ?? this.list().find((c) => c.name.toLowerCase() === wanted || c.value.toLowerCase() === wanted)
   }
 
-  /** One part used by a placement. */
-  consume(name: string): void {
+  /**
+   * Takes one part for a placement. False when the part sits in a feeder that has run empty: the
+   * machine cannot place it until the feeder is refilled. Parts in no feeder (or not in the
+   * library) are taken from nowhere, as before.
+   */
+  take(name: string): boolean {
     const component = this.match(name)
-    if (component && component.stock > 0) component.stock--
+    if (!component) return true
+    if (component.stock > 0) {
+      component.stock--
+      return true
+    }
+    return component.feeder_slot === null
   }
 
   bom(order: Order) {
