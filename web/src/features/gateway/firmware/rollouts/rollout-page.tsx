@@ -41,7 +41,7 @@ export function RolloutPage() {
 }
 
 function RolloutSummary({ rollout }: { rollout: Rollout }) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const pauseOrResume = useChangeRollout(rollout.rollout_id)
   const abort = useChangeRollout(rollout.rollout_id)
   const { installed } = rollout.counts
@@ -52,7 +52,7 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
         {t('rollouts.summary', {
           version: rollout.display_version,
           id: rollout.release_id,
-          time: formatSeconds(rollout.created_at, i18n.language, ''),
+          time: formatSeconds(rollout.created_at, ''),
           name: rollout.created_by,
         })}
       </p>
@@ -123,13 +123,13 @@ interface RolloutMachinesProps {
 }
 
 function RolloutMachines({ rollout, devices, more, loading, loadMore }: RolloutMachinesProps) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const columns: Column<RolloutDevice>[] = [
     { key: 'machine', header: t('rollouts.machine'), cell: (d) => <Link to={`/machines/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
     { key: 'stage', header: t('rollouts.stage'), cell: (d) => machineStageText(t, d.stage, rollout.stages) },
     { key: 'state', header: t('rollouts.state'), cell: (d) => <MachineStateText device={d} /> },
     { key: 'progress', header: t('rollouts.progress'), cell: (d) => (d.progress === null ? t('rollouts.noProgress') : t('rollouts.percent', { value: Math.round(d.progress) })), numeric: true },
-    { key: 'updated', header: t('rollouts.updatedAt'), cell: (d) => formatSeconds(d.updated_at, i18n.language, '') },
+    { key: 'updated', header: t('rollouts.updatedAt'), cell: (d) => formatSeconds(d.updated_at, '') },
   ]
   return (
     <div style={{ marginTop: '1rem' }}>
