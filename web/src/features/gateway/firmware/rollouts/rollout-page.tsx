@@ -5,11 +5,18 @@ import { ROLLOUT_DEVICE_STATES, type Rollout, type RolloutDevice } from '../../.
 import { Alert } from '../../../../components/ui/alert'
 import { ConfirmButton } from '../../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../../components/ui/data-table'
-import { formatSeconds } from '../../../../components/ui/format'
+import { formatPercent, formatSeconds } from '../../../../components/ui/format'
 import { QueryState } from '../../../../components/ui/query-state'
 import { rolloutActionApplies, useChangeRollout } from './change-rollout'
 import { rolloutQuery } from './get-rollout'
 import { MachineStateText, RolloutStateText, machineStageText } from './rollout-cells'
+import type { KpiGate } from './rollout-form'
+
+/**
+ * What §16 adds to a rollout (mirrored by hand until the generated types carry it): its KPI gate,
+ * `gate: "waiting"` while a stage waits on it, and why it paused (`kpi_regression`).
+ */
+type GatedRollout = Rollout & { kpi_gate?: KpiGate | null; gate?: string | null; pause_reason?: string | null }
 import './rollouts.css'
 
 /**
@@ -40,7 +47,7 @@ export function RolloutPage() {
   )
 }
 
-function RolloutSummary({ rollout }: { rollout: Rollout }) {
+function RolloutSummary({ rollout }: { rollout: GatedRollout }) {
   const { t } = useTranslation()
   const pauseOrResume = useChangeRollout(rollout.rollout_id)
   const abort = useChangeRollout(rollout.rollout_id)
@@ -68,7 +75,23 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
         {' · '}
         {t('rollouts.stageLine', { stage: rollout.stage + 1, count: rollout.stages.length, percent: rollout.stages[rollout.stage] ?? '?' })}
       </p>
+      {rollout.state === 'paused' && rollout.pause_reason ? (
+        <p className="rollout-pause-reason">
+          {t('rollouts.pauseReasonLabel')}
+          {t(`rollouts.pauseReasons.${rollout.pause_reason}`, { defaultValue: rollout.pause_reason })}
+        </p>
+      ) : null}
+      {rollout.gate === 'waiting' && (rollout.state === 'running' || rollout.state === 'paused') ? <p className="rollout-gate">{t('rollouts.gateWaiting')}</p> : null}
       <p className="muted">{t('rollouts.settings', { ratio: rollout.max_failure_ratio, seconds: rollout.soak_seconds })}</p>
+      {rollout.kpi_gate ? (
+        <p className="muted">
+          {t('rollouts.gateSettings', {
+            increase: formatPercent(rollout.kpi_gate.max_miss_rate_increase, 3),
+            placements: rollout.kpi_gate.min_placements,
+            wait: rollout.kpi_gate.wait_seconds,
+          })}
+        </p>
+      ) : null}
       <div
         role="progressbar"
         aria-label={t('rollouts.rolloutProgress')}
