@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query'
+import { skipToken, useQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { productionKeys } from '../../../api/query-keys'
 import { formatSeconds } from '../../../components/ui/format'
@@ -10,9 +10,11 @@ import type { MachineStateEvent } from './production-types'
  * state is "Offline" for a machine not linked (§16: its link closed) and "Unknown" otherwise; never a guess.
  */
 export function useMachineState(id: string) {
-  return useQuery({
+  // Nothing to fetch: the cache entry is written by events only (a fetch could overwrite an event that came first).
+  return useQuery<MachineStateEvent | null>({
     queryKey: productionKeys.state(id),
-    queryFn: () => null as MachineStateEvent | null,
+    queryFn: skipToken,
+    initialData: null,
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: Number.POSITIVE_INFINITY,
   }).data
