@@ -27,6 +27,9 @@ import { forwardingRoutes } from './forwarding/forwarding-routes.js'
 import type { GatewayContext } from './gateway-context.js'
 import { createRollouts, ROLLOUT_DEFAULTS, type RolloutOptions } from './rollouts/create-rollouts.js'
 import { rolloutRoutes } from './rollouts/rollout-routes.js'
+import { ProductionReader } from './production/production-reader.js'
+import { ProductionRepository } from './production/production-repository.js'
+import { productionRoutes } from './production/production-routes.js'
 
 export interface GatewayPluginOptions {
   deps: AppDeps
@@ -110,4 +113,6 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   await app.register(adminRoutes, { ctx })
   await app.register(forwardingRoutes, { ctx })
   await app.register(rolloutRoutes, { service: rollouts.service, repo: rollouts.repo })
+  const production = new ProductionRepository(deps.storage.db)
+  await app.register(productionRoutes, { ctx, selectors, repo: production, reader: new ProductionReader(production, (config as { productionRetentionDays?: number }).productionRetentionDays ?? 90) })
 }

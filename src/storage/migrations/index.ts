@@ -15,6 +15,8 @@ import { offerAnswers } from './0012-offer-answers.js'
 import { rolloutTallies } from './0013-rollout-tallies.js'
 import { deviceLabels } from './0014-device-labels.js'
 import { revokedSessions } from './0015-revoked-sessions.js'
+import { production } from './0016-production.js'
+import { rolloutKpiGate } from './0017-rollout-kpi-gate.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -33,6 +35,8 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0013-rollout-tallies': rolloutTallies,
   '0014-device-labels': deviceLabels,
   '0015-revoked-sessions': revokedSessions,
+  '0016-production': production,
+  '0017-rollout-kpi-gate': rolloutKpiGate,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

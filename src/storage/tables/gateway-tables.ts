@@ -23,6 +23,8 @@ export interface GatewayTables {
     /** When the link was last claimed (seconds, the claiming instance's clock); the fence check reads the recent ones. */
     link_claimed_at: number | null
     created_at: number
+    /** Rated placements per hour from the machine's latest `register` (§16); null when it named none. */
+    rated_cph: number | null
   }
   /** A machine's labels (§15), one row per key; removed with the machine. */
   device_labels: {

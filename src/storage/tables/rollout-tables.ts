@@ -27,6 +27,12 @@ export interface RolloutTables {
     created_by: string
     /** The selector the membership was resolved from (§15); null when created from a list of ids or every machine. */
     selector: string | null
+    /** JSON `{max_miss_rate_increase, min_placements, wait_seconds}` (§16), or NULL: no KPI gate. */
+    kpi_gate: string | null
+    /** The KPI gate of the open stage once it ended: 'waiting' | 'passed' | 'regression'; NULL before (migration 0017). */
+    gate_state: string | null
+    /** Why a paused rollout is paused: 'manual' | 'failures' | 'kpi_regression'; NULL when not paused. */
+    pause_reason: string | null
     updated_at: number
   }
   rollout_devices: {
@@ -48,6 +54,8 @@ export interface RolloutTables {
     answered_at: number | null
     /** A waiting machine is not tried before this time (a try leases it until then). */
     next_try_at: number
+    /** When the machine reported `installed` (database clock); the KPI gate compares its placements from then on. */
+    installed_at: number | null
     updated_at: number
   }
   /** Machines per stage and state of each rollout, kept by every machine transition (migration 0013). */

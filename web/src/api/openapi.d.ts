@@ -4963,6 +4963,396 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{device_id}/production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s production figures over a window */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            device_id: string;
+                            from: number;
+                            to: number;
+                            rated_cph: number | null;
+                            /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                            seconds: {
+                                productive: number;
+                                standby: number;
+                                engineering: number;
+                                scheduled_down: number;
+                                unscheduled_down: number;
+                                non_scheduled: number;
+                                offline: number;
+                            };
+                            placed: number;
+                            missed: number;
+                            /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                            cph: number | null;
+                            /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                            availability: number | null;
+                            /** @description cph ÷ rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                            performance: number | null;
+                            /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                            quality: number | null;
+                            /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                            oee: number | null;
+                            /** @description Fault events per fault */
+                            faults: {
+                                [key: string]: number;
+                            };
+                            /** @description By miss rate, then missed, both descending */
+                            feeders: {
+                                feeder: string;
+                                placed: number;
+                                missed: number;
+                                /** @description missed ÷ (placed + missed) */
+                                miss_rate: number | null;
+                            }[];
+                            /** @description By miss rate, then missed, both descending */
+                            nozzles: {
+                                nozzle: string;
+                                placed: number;
+                                missed: number;
+                                /** @description missed ÷ (placed + missed) */
+                                miss_rate: number | null;
+                            }[];
+                            jobs_completed: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/production/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s figures by hour or day */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                    /** @description Bucket length, aligned to UTC (default hour); at most 1,000 buckets */
+                    bucket?: "hour" | "day";
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            bucket: "hour" | "day";
+                            /** @description Oldest first; buckets after now are left out */
+                            buckets: {
+                                /** @description Bucket start, aligned to UTC */
+                                start: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description cph ÷ rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                                /** @description Fault events per fault */
+                                faults: {
+                                    [key: string]: number;
+                                };
+                                /** @description By miss rate, then missed, both descending */
+                                feeders: {
+                                    feeder: string;
+                                    placed: number;
+                                    missed: number;
+                                    /** @description missed ÷ (placed + missed) */
+                                    miss_rate: number | null;
+                                }[];
+                                /** @description By miss rate, then missed, both descending */
+                                nozzles: {
+                                    nozzle: string;
+                                    placed: number;
+                                    missed: number;
+                                    /** @description missed ÷ (placed + missed) */
+                                    miss_rate: number | null;
+                                }[];
+                                jobs_completed: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/production/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One machine’s jobs, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Cursor: the next_after of the previous page */
+                    after?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    device_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            /** @description Newest first */
+                            jobs: {
+                                job_id: string;
+                                order_id: string | null;
+                                program: string | null;
+                                started_at: number | null;
+                                /** @description null while the job runs */
+                                ended_at: number | null;
+                                /** @description completed, stopped or failed; null while the job runs */
+                                result: string | null;
+                                boards_planned: number | null;
+                                boards_done: number | null;
+                                placed: number;
+                                missed: number;
+                            }[];
+                            next_after?: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller’s machines’ figures, by machine or by label */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Window start, seconds since epoch (default: `to` − 24 h) */
+                    from?: number;
+                    /** @description Window end, exclusive (default: now); at most 400 days after `from` */
+                    to?: number;
+                    /** @description Only machines matching this label selector (§15) */
+                    selector?: string;
+                    /** @description `device` (default) or `label:<key>` */
+                    group_by?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            from: number;
+                            to: number;
+                            groups: {
+                                /** @description Machine id, or label value (null: machines without the label) */
+                                key: string | null;
+                                /** @description Machines in the group */
+                                devices: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description Σ placed ÷ Σ (rated_cph × productive hours), over the machines that have a rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                            }[];
+                            total: {
+                                /** @description Machines in the group */
+                                devices: number;
+                                /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
+                                seconds: {
+                                    productive: number;
+                                    standby: number;
+                                    engineering: number;
+                                    scheduled_down: number;
+                                    unscheduled_down: number;
+                                    non_scheduled: number;
+                                    offline: number;
+                                };
+                                placed: number;
+                                missed: number;
+                                /** @description Placements per productive hour; null when its divisor is 0 or unknown; not capped at 1 */
+                                cph: number | null;
+                                /** @description productive ÷ planned seconds; null when its divisor is 0 or unknown; not capped at 1 */
+                                availability: number | null;
+                                /** @description Σ placed ÷ Σ (rated_cph × productive hours), over the machines that have a rated_cph; null when its divisor is 0 or unknown; not capped at 1 */
+                                performance: number | null;
+                                /** @description placed ÷ (placed + missed); null when its divisor is 0 or unknown; not capped at 1 */
+                                quality: number | null;
+                                /** @description availability × performance × quality; null when its divisor is 0 or unknown; not capped at 1 */
+                                oee: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/firmware/slave/releases": {
         parameters: {
             query?: never;

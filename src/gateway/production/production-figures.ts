@@ -1,0 +1,139 @@
+/**
+ * The figures of contract §16, computed from sums: one machine over a window, or a group of
+ * machines. Pure arithmetic, no storage: the repository gathers the sums, this turns them into
+ * what the API answers. Every ratio is `null` when its divisor is 0 or unknown, and none is
+ * capped at 1 (a machine placing faster than its rating has a performance above 1).
+ */
+
+/** The six SEMI E10 states a machine reports, in the contract's order. */
+export const E10_STATES = ['productive', 'standby', 'engineering', 'scheduled_down', 'unscheduled_down', 'non_scheduled'] as const
+export type E10State = (typeof E10_STATES)[number]
+/** Time in each state, and `offline` (before the first state event, after a link closes). */
+export type StateSeconds = Record<E10State | 'offline', number>
+
+export const isE10State = (state: string): state is E10State => (E10_STATES as readonly string[]).includes(state)
+
+/** Seconds in each of the six states, all zero, and offline zero. */
+export function zeroSeconds(): StateSeconds {
+  return { productive: 0, standby: 0, engineering: 0, scheduled_down: 0, unscheduled_down: 0, non_scheduled: 0, offline: 0 }
+}
+
+/**
+ * `seconds` with `offline` filled in: offline time is stored nowhere, it is what the window's
+ * span (its part before now) leaves after the six states. Never below 0.
+ */
+export function withOffline(six: Omit<StateSeconds, 'offline'> | StateSeconds, spanSeconds: number): StateSeconds {
+  const known = E10_STATES.reduce((sum, state) => sum + six[state], 0)
+  return { ...zeroSeconds(), ...six, offline: Math.max(0, spanSeconds - known) }
+}
+
+/** The ratios of §16. */
+export interface Ratios {
+  cph: number | null
+  availability: number | null
+  performance: number | null
+  quality: number | null
+  oee: number | null
+}
+
+const ratio = (numerator: number, divisor: number | null): number | null => (divisor === null || divisor === 0 ? null : numerator / divisor)
+
+/** `planned` seconds: productive + standby + engineering + unscheduled_down (scheduled down and non-scheduled time are not planned). */
+export function plannedSeconds(seconds: Omit<StateSeconds, 'offline'>): number {
+  return seconds.productive + seconds.standby + seconds.engineering + seconds.unscheduled_down
+}
+
+/** `quality` = placed ÷ (placed + missed). */
+export const quality = (placed: number, missed: number): number | null => ratio(placed, placed + missed)
+
+/** `oee` = availability × performance × quality, `null` when any of the three is. */
+export function oee(availability: number | null, performance: number | null, qualityRatio: number | null): number | null {
+  return availability === null || performance === null || qualityRatio === null ? null : availability * performance * qualityRatio
+}
+
+/** One machine over a window: cph, availability, performance (cph ÷ rated_cph), quality, oee. */
+export function machineRatios(sums: { seconds: Omit<StateSeconds, 'offline'>; placed: number; missed: number; rated_cph: number | null }): Ratios {
+  const { seconds, placed, missed } = sums
+  const cph = ratio(placed, seconds.productive / 3600)
+  const availability = ratio(seconds.productive, plannedSeconds(seconds))
+  const performance = cph === null ? null : ratio(cph, sums.rated_cph)
+  const q = quality(placed, missed)
+  return { cph, availability, performance, quality: q, oee: oee(availability, performance, q) }
+}
+
+/** A machine's sums as a group adds them up. */
+export interface MachineSums {
+  seconds: StateSeconds
+  placed: number
+  missed: number
+  rated_cph: number | null
+}
+
+/** A group's sums and ratios (§16 fleet query). */
+export interface GroupFigures extends Ratios {
+  devices: number
+  seconds: StateSeconds
+  placed: number
+  missed: number
+}
+
+/**
+ * A group of machines: seconds, placed and missed are summed; cph and availability come from
+ * the sums; `performance` = Σ placed ÷ Σ (rated_cph × productive hours), both sums over the
+ * machines that have a `rated_cph`; `oee` the product of the group's three ratios.
+ */
+export function groupFigures(members: readonly MachineSums[]): GroupFigures {
+  const seconds = zeroSeconds()
+  let placed = 0
+  let missed = 0
+  let ratedPlaced = 0
+  let ratedCapacity = 0
+  for (const m of members) {
+    for (const state of [...E10_STATES, 'offline'] as const) seconds[state] += m.seconds[state]
+    placed += m.placed
+    missed += m.missed
+    if (m.rated_cph !== null) {
+      ratedPlaced += m.placed
+      ratedCapacity += m.rated_cph * (m.seconds.productive / 3600)
+    }
+  }
+  const cph = ratio(placed, seconds.productive / 3600)
+  const availability = ratio(seconds.productive, plannedSeconds(seconds))
+  const performance = ratio(ratedPlaced, ratedCapacity)
+  const q = quality(placed, missed)
+  return { devices: members.length, seconds, placed, missed, cph, availability, performance, quality: q, oee: oee(availability, performance, q) }
+}
+
+/** Placed and missed of one feeder or nozzle. */
+export interface PartCounts {
+  name: string
+  placed: number
+  missed: number
+}
+
+/** `miss_rate` = missed ÷ (placed + missed), `null` when both are 0. */
+export const missRate = (placed: number, missed: number): number | null => ratio(missed, placed + missed)
+
+/**
+ * Feeders or nozzles as the API lists them: counts of the same name added up, each with its
+ * miss rate, sorted by miss rate then missed, both descending (a part without placements, whose
+ * rate is `null`, comes last), then by name for a stable order.
+ */
+export function rankedParts<K extends 'feeder' | 'nozzle'>(key: K, parts: Iterable<PartCounts>): ({ [P in K]: string } & { placed: number; missed: number; miss_rate: number | null })[] {
+  const summed = new Map<string, { placed: number; missed: number }>()
+  for (const part of parts) {
+    const sums = summed.get(part.name) ?? { placed: 0, missed: 0 }
+    sums.placed += part.placed
+    sums.missed += part.missed
+    summed.set(part.name, sums)
+  }
+  const rows = [...summed].map(([name, sums]) => ({ name, ...sums, miss_rate: missRate(sums.placed, sums.missed) }))
+  rows.sort((a, b) => (b.miss_rate ?? -1) - (a.miss_rate ?? -1) || b.missed - a.missed || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return rows.map((row) => ({ [key]: row.name, placed: row.placed, missed: row.missed, miss_rate: row.miss_rate }) as { [P in K]: string } & { placed: number; missed: number; miss_rate: number | null })
+}
+
+/** Adds `{fault: count}` maps. */
+export function addFaults(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
+  for (const [fault, count] of Object.entries(more)) into[fault] = (into[fault] ?? 0) + count
+  return into
+}

@@ -1,0 +1,235 @@
+import { sql, type SqlBool } from 'kysely'
+import { AppError } from '../../errors.js'
+import type { Db } from '../../storage/storage.js'
+import type { DevicesCondition } from '../labels/selector/selector-sql.js'
+import { E10_STATES, type E10State } from './production-figures.js'
+
+/** Which machines a read covers: one by id, or those matching a condition on `devices`. */
+export type MachineScope = { deviceId: string } | { where: DevicesCondition }
+
+/** The rollup columns of `production_hourly` and `production_daily`. */
+export interface RollupRow {
+  device_id: string
+  start: number
+  seconds: Record<E10State, number>
+  placed: number
+  missed: number
+  jobs_completed: number
+  faults: string
+  feeders: string
+  nozzles: string
+}
+
+/** A rollup summed per machine: what the fleet query needs. */
+export interface RollupSums {
+  device_id: string
+  seconds: Record<E10State, number>
+  placed: number
+  missed: number
+}
+
+/** A closed state interval [ts, next_ts) of one machine. */
+export interface StateInterval {
+  device_id: string
+  state: string
+  ts: number
+  next_ts: number
+}
+
+export interface RawEventRow {
+  kind: string
+  placed: number | null
+  missed: number | null
+  body: string
+}
+
+export interface CurrentState {
+  device_id: string
+  state: string
+  since: number
+}
+
+export interface JobRow {
+  job_id: string
+  order_id: string | null
+  program: string | null
+  started_at: number | null
+  ended_at: number | null
+  result: string | null
+  boards_planned: number | null
+  boards_done: number | null
+  placed: number
+  missed: number
+}
+
+const STATE_COLUMNS = E10_STATES.map((state) => `s_${state}` as const)
+type Range = { start: number; end: number }
+type Rollup = { table: 'production_hourly'; startColumn: 'hour_start' } | { table: 'production_daily'; startColumn: 'day_start' }
+export const HOURLY: Rollup = { table: 'production_hourly', startColumn: 'hour_start' }
+export const DAILY: Rollup = { table: 'production_daily', startColumn: 'day_start' }
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
+
+/**
+ * Reads of the production tables the ingest side writes (§16): rollups by hour and by day, state
+ * intervals and events of the raw window, each machine's current state, and jobs. Only reads.
+ */
+export class ProductionRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The machines of a scope with their rating, in id order. */
+  async machines(scope: MachineScope): Promise<{ device_id: string; rated_cph: number | null }[]> {
+    let query = this.db.selectFrom('devices').select(['devices.device_id', 'devices.rated_cph']).orderBy('devices.device_id')
+    query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
+    const rows = await query.execute()
+    return rows.map((r) => ({ device_id: r.device_id, rated_cph: r.rated_cph === null ? null : Number(r.rated_cph) }))
+  }
+
+  /** The value of label `key` of each machine of the scope that carries it. */
+  async labelValues(scope: MachineScope, key: string): Promise<Map<string, string>> {
+    const rows = await this.db
+      .selectFrom('device_labels')
+      .select(['device_labels.device_id', 'device_labels.value'])
+      .where('device_labels.key', '=', key)
+      .where(this.scopeSql('device_labels.device_id', scope))
+      .execute()
+    return new Map(rows.map((r) => [r.device_id, r.value]))
+  }
+
+  /** Rollup rows whose start is in one of `ranges`, every column. */
+  async rollupRows(rollup: Rollup, scope: MachineScope, ranges: readonly Range[]): Promise<RollupRow[]> {
+    if (ranges.length === 0) return []
+    const { rows } = await sql<Record<string, unknown>>`
+      select device_id, ${sql.ref(rollup.startColumn)} as start, ${sql.join(STATE_COLUMNS.map((c) => sql.ref(c)))},
+             placed, missed, jobs_completed, faults, feeders, nozzles
+      from ${sql.table(rollup.table)}
+      where ${this.scopeSql('device_id', scope)} and (${this.rangesSql(rollup.startColumn, ranges)})`.execute(this.db)
+    return rows.map((r) => ({
+      device_id: String(r.device_id),
+      start: num(r.start),
+      seconds: secondsOf(r),
+      placed: num(r.placed),
+      missed: num(r.missed),
+      jobs_completed: num(r.jobs_completed),
+      faults: String(r.faults ?? '{}'),
+      feeders: String(r.feeders ?? '[]'),
+      nozzles: String(r.nozzles ?? '[]'),
+    }))
+  }
+
+  /** Rollup rows whose start is in one of `ranges`, summed per machine (seconds, placed, missed). */
+  async rollupSums(rollup: Rollup, scope: MachineScope, ranges: readonly Range[]): Promise<RollupSums[]> {
+    if (ranges.length === 0) return []
+    const sums = sql.join([...STATE_COLUMNS, 'placed', 'missed'].map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))
+    const { rows } = await sql<Record<string, unknown>>`
+      select device_id, ${sums}
+      from ${sql.table(rollup.table)}
+      where ${this.scopeSql('device_id', scope)} and (${this.rangesSql(rollup.startColumn, ranges)})
+      group by device_id`.execute(this.db)
+    return rows.map((r) => ({ device_id: String(r.device_id), seconds: secondsOf(r), placed: num(r.placed), missed: num(r.missed) }))
+  }
+
+  /**
+   * The closed state intervals that overlap [start, end): the state in effect at `start` and
+   * every later one before `end`, each up to the machine's next state row by (ts, event_id) (a
+   * null event_id, a link's close, first). The newest state
+   * of a machine has no end yet: it is `production_current`'s open interval, not listed here.
+   */
+  async stateIntervals(scope: MachineScope, range: Range): Promise<StateInterval[]> {
+    const { rows } = await sql<{ device_id: string; state: string; ts: number; next_ts: number | null }>`
+      select s.device_id, s.state, s.ts,
+        (select min(n.ts) from production_states n
+          where n.device_id = s.device_id
+            and (n.ts > s.ts or (n.ts = s.ts and coalesce(n.event_id, '') > coalesce(s.event_id, '')))) as next_ts
+      from production_states s
+      where ${this.scopeSql('s.device_id', scope)}
+        and s.ts < ${range.end}
+        and s.ts >= coalesce((select max(p.ts) from production_states p where p.device_id = s.device_id and p.ts <= ${range.start}), ${range.start})`.execute(this.db)
+    return rows.filter((r) => r.next_ts !== null).map((r) => ({ device_id: r.device_id, state: r.state, ts: Number(r.ts), next_ts: Number(r.next_ts) }))
+  }
+
+  /** One machine's raw events with `ts` in [start, end) that figures count: placements, faults and ended jobs. */
+  async events(deviceId: string, range: Range): Promise<RawEventRow[]> {
+    const rows = await this.db
+      .selectFrom('production_events')
+      .select(['kind', 'placed', 'missed', 'body'])
+      .where('device_id', '=', deviceId)
+      .where('kind', 'in', ['placements', 'fault', 'job_ended'])
+      .where('ts', '>=', range.start)
+      .where('ts', '<', range.end)
+      .execute()
+    return rows.map((r) => ({ kind: r.kind, placed: r.placed === null ? null : Number(r.placed), missed: r.missed === null ? null : Number(r.missed), body: r.body }))
+  }
+
+  /** Placed and missed of `placements` events with `ts` in [start, end), per machine of the scope. */
+  async placementSums(scope: MachineScope, range: Range): Promise<{ device_id: string; placed: number; missed: number }[]> {
+    const { rows } = await sql<{ device_id: string; placed: unknown; missed: unknown }>`
+      select device_id, sum(placed) as placed, sum(missed) as missed
+      from production_events
+      where ${this.scopeSql('device_id', scope)} and kind = 'placements' and ts >= ${range.start} and ts < ${range.end}
+      group by device_id`.execute(this.db)
+    return rows.map((r) => ({ device_id: r.device_id, placed: num(r.placed), missed: num(r.missed) }))
+  }
+
+  /** The current state of each machine of the scope that has one, unless `offline`. */
+  async currentStates(scope: MachineScope): Promise<CurrentState[]> {
+    const { rows } = await sql<{ device_id: string; state: string; since: number }>`
+      select device_id, state, since from production_current where ${this.scopeSql('device_id', scope)} and state <> 'offline'`.execute(this.db)
+    return rows.map((r) => ({ device_id: r.device_id, state: r.state, since: Number(r.since) }))
+  }
+
+  /** One machine's jobs, newest first (by start, then id); `after` is the job id the previous page ended with. */
+  async jobs(deviceId: string, limit: number, after?: string): Promise<{ rows: JobRow[]; next_after?: string }> {
+    let query = this.db
+      .selectFrom('production_jobs')
+      .select(['job_id', 'order_id', 'program', 'started_at', 'ended_at', 'result', 'boards_planned', 'boards_done', 'placed', 'missed'])
+      .where('device_id', '=', deviceId)
+      .orderBy(sql`coalesce(started_at, ended_at, 0)`, 'desc')
+      .orderBy('job_id', 'desc')
+      .limit(limit + 1)
+    if (after !== undefined) {
+      const cursor = await this.db
+        .selectFrom('production_jobs')
+        .select(sql<number>`coalesce(started_at, ended_at, 0)`.as('at'))
+        .where('device_id', '=', deviceId)
+        .where('job_id', '=', after)
+        .executeTakeFirst()
+      if (!cursor) throw new AppError('bad_request', 'Unknown cursor: after names no job of this machine')
+      const at = Number(cursor.at)
+      query = query.where((eb) =>
+        eb.or([eb(sql`coalesce(started_at, ended_at, 0)`, '<', at), eb.and([eb(sql`coalesce(started_at, ended_at, 0)`, '=', at), eb('job_id', '<', after)])]),
+      )
+    }
+    const found = await query.execute()
+    const rows = found.slice(0, limit).map((r) => ({
+      job_id: r.job_id,
+      order_id: r.order_id ?? null,
+      program: r.program ?? null,
+      started_at: r.started_at === null ? null : Number(r.started_at),
+      ended_at: r.ended_at === null ? null : Number(r.ended_at),
+      result: r.ended_at === null ? null : (r.result ?? null),
+      boards_planned: r.boards_planned === null ? null : Number(r.boards_planned),
+      boards_done: r.boards_done === null ? null : Number(r.boards_done),
+      placed: num(r.placed),
+      missed: num(r.missed),
+    }))
+    return found.length > limit ? { rows, next_after: rows[rows.length - 1]!.job_id } : { rows }
+  }
+
+  private scopeSql(column: string, scope: MachineScope) {
+    if ('deviceId' in scope) return sql<SqlBool>`${sql.ref(column)} = ${scope.deviceId}`
+    const ids = this.db.selectFrom('devices').select('devices.device_id').where(scope.where)
+    return sql<SqlBool>`${sql.ref(column)} in (${ids})`
+  }
+
+  private rangesSql(column: string, ranges: readonly Range[]) {
+    return sql.join(
+      ranges.map((r) => sql`(${sql.ref(column)} >= ${r.start} and ${sql.ref(column)} < ${r.end})`),
+      sql` or `,
+    )
+  }
+}
+
+function secondsOf(row: Record<string, unknown>): Record<E10State, number> {
+  return Object.fromEntries(E10_STATES.map((state) => [state, num(row[`s_${state}`])])) as Record<E10State, number>
+}
