@@ -7,13 +7,14 @@ import { ReleaseEvent } from './gateway/releases/release-event.js'
 import { RolloutDeviceEvent, RolloutEvent } from './gateway/rollouts/rollout-events.js'
 import { CommandEvent } from './platform/commands/command-event.js'
 import { PlatformDeviceEvent } from './platform/devices/platform-device-event.js'
+import { MachineStateEvent } from './production/machine-state-event.js'
 
 /**
  * Every event of contract §11, gathered from the features that raise them. `events/` carries
  * and streams events without knowing the features; the features publish their own kinds; this
  * file, beside `app.ts`, is the only one that knows them all.
  */
-export const FleetEvent = Type.Union([DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent])
+export const FleetEvent = Type.Union([DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent, MachineStateEvent])
 export type FleetEvent = Static<typeof FleetEvent>
 
 const fleetEventCheck = TypeCompiler.Compile(FleetEvent)

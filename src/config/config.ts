@@ -77,6 +77,8 @@ export interface Config {
   firmwareMaxBytes: number
   telemetryRetentionDays: number
   logRetentionDays: number
+  /** Raw production events and state rows (§16); the rollups and jobs are kept 2 years. */
+  productionRetentionDays: number
   rolloutStepTimeoutSeconds: number
   production: boolean
   logLevel: string
@@ -342,6 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetentionDays: e.LOG_RETENTION_DAYS,
+    productionRetentionDays: e.PRODUCTION_RETENTION_DAYS,
     rolloutStepTimeoutSeconds: e.ROLLOUT_STEP_TIMEOUT_SECONDS,
     production,
     logLevel: e.LOG_LEVEL,

@@ -62,6 +62,11 @@ export const EnvSchema = Type.Object(
     FIRMWARE_MAX_BYTES: PositiveInteger(16_777_216, 'firmware upload limit (413)'),
     TELEMETRY_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of telemetry'),
     LOG_RETENTION_DAYS: PositiveNumber(30, 'periodic pruning of device logs'),
+    PRODUCTION_RETENTION_DAYS: Type.Number({
+      minimum: 31,
+      default: 90,
+      description: 'raw production events and state changes are kept this long (at least 31: events up to 30 days late are accepted); hourly and daily figures and jobs are kept 2 years',
+    }),
     ROLLOUT_STEP_TIMEOUT_SECONDS: PositiveNumber(900, 'a machine in a rollout silent this long after its last report fails (§14)'),
     NODE_ENV: Text('production refuses to start while admin has the password admin, PLATFORM_REQUIRE_DEVICE_TOKEN is not true, DEVICE_ENROLL_TOKEN is unset, or CLOUD_JWT_SECRET / PLATFORM_CONSOLE_TOKEN are set shorter than 32 bytes / characters'),
     LOG_LEVEL: Type.String({ enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level' }),

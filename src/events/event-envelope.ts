@@ -4,7 +4,7 @@ import { Type, type TObject } from '@sinclair/typebox'
  * The kinds of contract §11: the `event:` names a stream writes. Each feature defines the `data`
  * of its kinds next to the code that raises them; `src/fleet-event.ts` gathers them.
  */
-export const EVENT_KINDS = ['device', 'device-status', 'binding', 'release', 'platform-device', 'command', 'rollout', 'rollout-device'] as const
+export const EVENT_KINDS = ['device', 'device-status', 'binding', 'release', 'platform-device', 'command', 'rollout', 'rollout-device', 'machine-state'] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 
 /** The name of a kind's `data` schema in /openapi.json's `components.schemas`: `device-status` → `DeviceStatusEvent`. */
@@ -25,6 +25,6 @@ export const eventSchema = <K extends EventKind, D extends TObject>(kind: K, dat
  * (checked where the kinds are gathered).
  */
 export type StreamedEvent =
-  | { kind: 'device' | 'device-status' | 'platform-device' | 'command'; data: { device_id: string } }
+  | { kind: 'device' | 'device-status' | 'machine-state' | 'platform-device' | 'command'; data: { device_id: string } }
   | { kind: 'binding'; data: { username: string; device_id: string; bound: boolean } }
   | { kind: 'release' | 'rollout' | 'rollout-device'; data: object }

@@ -101,6 +101,7 @@ export class EventStream {
     switch (event.kind) {
       case 'device':
       case 'device-status':
+      case 'machine-state':
         if (deviceIds && !deviceIds.has(event.data.device_id)) return false
         return this.admin || this.bound!.has(event.data.device_id)
       case 'binding':

@@ -9,6 +9,9 @@ import { linkDefaults, type DeviceLinkOptions } from '../link/link-options.js'
 import { LinkRegistry } from '../link/link-registry.js'
 import { LinkServer } from '../link/link-server.js'
 import { StatusWriter } from '../link/status-writer.js'
+import { ProductionIntake } from '../production/production-intake.js'
+import { createProductionMetrics } from '../production/production-metrics.js'
+import { ProductionStore } from '../production/production-store.js'
 import { DeviceClient } from './device-client.js'
 import { adminRoutes } from './devices/admin-routes.js'
 import { LabelRepository } from './labels/label-repository.js'
@@ -63,6 +66,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   const events = new LinkEvents(deps.events, registry, config.deviceAliveSeconds * 1000, deps.eventOptions.statusIntervalMs)
   const selectors = new SelectorConditions(deps.storage, config.deviceAliveSeconds)
   const rollouts = createRollouts(deps, registry, devices, selectors)
+  const production = new ProductionIntake(new ProductionStore(deps.storage), createProductionMetrics(deps.metrics.registry), deps.events, deps.log)
   const server = new LinkServer({
     store: devices,
     bus,
@@ -74,6 +78,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
     log: deps.log,
     events,
     firmwareStatus: (link, frame) => rollouts.reports.take(link, frame),
+    production,
     // Shutdown order: no offer may go out on links that are about to close with 1012.
     beforeLinksClose: () => rollouts.engine.stop(),
   })
@@ -92,6 +97,7 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   app.addHook('onClose', async () => {
     await rollouts.engine.stop()
     await rollouts.reports.settled()
+    await production.settled()
   })
 
   const ctx: GatewayContext = {

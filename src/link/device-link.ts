@@ -2,7 +2,7 @@ import type { Socket } from 'node:net'
 import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import { MAX_IN_FLIGHT, requestFrameText, RequestIds, sendBatched, type FirmwareOfferFrame, type FirmwareStatusFrame, type HeartbeatFrame, type ResponseFrame } from '@fleetgate/device-agent/protocol'
+import { MAX_IN_FLIGHT, requestFrameText, RequestIds, sendBatched, type FirmwareOfferFrame, type FirmwareStatusFrame, type HeartbeatFrame, type ProductionFrame, type ResponseFrame } from '@fleetgate/device-agent/protocol'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
 import type { LiveState } from './live-state.js'
@@ -19,6 +19,8 @@ export interface LinkIdentity {
   hostname: string
   ip: string
   version: string
+  /** The register frame's rated placements per hour (§16); absent when it named none. */
+  ratedCph?: number
 }
 
 /**
@@ -90,11 +92,11 @@ export class DeviceLink {
     })
   }
 
-  /** A JSON frame arrived after registration (heartbeat or response). */
-  receive(frame: HeartbeatFrame | ResponseFrame | FirmwareStatusFrame): void {
+  /** A JSON frame arrived after registration (heartbeat, response, firmware status or production). */
+  receive(frame: HeartbeatFrame | ResponseFrame | FirmwareStatusFrame | ProductionFrame): void {
     this.lastFrameAt = Date.now()
     this.messagesReceived++
-    if (frame.type === 'firmware-status') return
+    if (frame.type === 'firmware-status' || frame.type === 'production') return
     if (frame.type === 'heartbeat') {
       this.lastHeartbeat = this.lastFrameAt / 1000
       this.lastStatus = frame.status

@@ -12,6 +12,7 @@ import type { AdmitVerdict, LinkClaim, LinkStore } from './link-store.js'
 import { CallBatcher } from '../lib/call-batcher.js'
 import type { StatusWriter } from './status-writer.js'
 import type { LinkObserver } from './link-observer.js'
+import type { ProductionReceiver } from './production-receiver.js'
 import { LinkSession, type LinkSessionHost, type Registration } from './link-session.js'
 import { RegistrationsUnderWay } from './registrations-under-way.js'
 import { cutOffAfterClose, FrameByteLimit } from './frame-byte-limit.js'
@@ -31,6 +32,8 @@ export interface LinkServerDeps {
   events?: LinkObserver
   /** Takes `firmware-status` reports (§14). */
   firmwareStatus?: (link: DeviceLink, frame: FirmwareStatusFrame) => void
+  /** Takes `production` frames and hears of closed links (§16). */
+  production?: ProductionReceiver
   /** Runs first at shutdown, before any link closes (what sends on links stops here). */
   beforeLinksClose?: () => Promise<void>
 }
@@ -86,6 +89,7 @@ export class LinkServer {
       writer: deps.writer,
       events: deps.events,
       firmwareStatus: deps.firmwareStatus,
+      production: deps.production,
       register: (socket, wire, frame, remoteAddress) => this.register(socket, wire, frame, remoteAddress),
       stoppedAwaiting: (session) => this.stopAwaiting(session),
       socketClosed: (session, code) => {
@@ -201,7 +205,7 @@ export class LinkServer {
    */
   private async claim(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<{ link: DeviceLink } | { refusal: Registration }> {
     const deviceId = frame.device_id
-    const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version }
+    const identity = { linkId: randomUUID(), deviceId, hostname: frame.hostname, ip: frame.ip ?? displayAddress(remoteAddress), version: frame.version, ratedCph: frame.rated_cph }
     const connectTime = nowSeconds()
     const { claimTimeoutMs } = this.deps.options
     const generation = await withTimeout(this.claims.call({ identity, connectTime }, performance.now() + claimTimeoutMs), claimTimeoutMs + CLAIM_COMMIT_GRACE_MS)
@@ -286,6 +290,7 @@ export class LinkServer {
     if (registry.remove(link)) {
       void this.releaseIfUnused(link.deviceId)
       this.deps.events?.closed(link)
+      this.deps.production?.closed(link)
     }
     void writer.closed(link)
     log.info({ deviceId: link.deviceId }, 'device link closed')

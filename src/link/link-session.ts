@@ -4,6 +4,7 @@ import { CLOSE_CODES, MAX_STATUS_BYTES, MAX_UNREGISTERED_FRAME_BYTES, parseDevic
 import type { DeviceLink } from './device-link.js'
 import { cutOffAfterClose, FrameByteLimit, rawLength } from './frame-byte-limit.js'
 import type { LinkObserver } from './link-observer.js'
+import type { ProductionReceiver } from './production-receiver.js'
 import type { StatusWriter } from './status-writer.js'
 
 /**
@@ -33,6 +34,8 @@ export interface LinkSessionHost {
   readonly events?: LinkObserver
   /** Takes a device's `firmware-status` report (§14); the rollouts decide what it means. */
   readonly firmwareStatus?: (link: DeviceLink, frame: FirmwareStatusFrame) => void
+  /** Takes a device's `production` frames (§16); without one they are refused with 4400. */
+  readonly production?: ProductionReceiver
   /** Registers the device under a fencing generation; resolves once the server's bookkeeping is done. */
   register(socket: WebSocket, wire: Socket, frame: RegisterFrame, remoteAddress: string): Promise<Registration | undefined>
   /** The session no longer awaits registration (its registration was decided, or its socket closed). */
@@ -168,6 +171,11 @@ export class LinkSession {
       case 'firmware-status':
         link.receive(frame)
         this.host.firmwareStatus?.(link, frame)
+        break
+      case 'production':
+        if (!this.host.production) return this.close(CLOSE_CODES.bad_frame, 'production frames are not taken here')
+        link.receive(frame)
+        this.host.production.receive(link, frame)
         break
       default:
         // A device frame type without a case here does not compile.

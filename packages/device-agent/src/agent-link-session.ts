@@ -152,6 +152,8 @@ export class AgentLinkSession {
     if (frame.type === 'registered') return this.onRegistered(frame)
     if (this.current !== 'registered') return this.host.log('warn', `ignored a ${frame.type} frame before registration`)
     if (frame.type === 'firmware-offer') return this.host.firmwareOffer(frame)
+    // Production reporting (§16) is not sent by this agent yet: an acknowledgement has nothing to settle.
+    if (frame.type === 'production-ack') return
     this.host.request(frame)
     this.host.requests.push(() => this.serve(frame))
   }

@@ -15,6 +15,7 @@ export function deviceRecord(row: DeviceRow, live: LiveState | undefined, labels
   const stored = {
     device_id: row.device_id,
     labels,
+    rated_cph: row.rated_cph,
     hostname: row.hostname,
     ip: row.ip,
     version: row.version,

@@ -12,11 +12,11 @@ import { pageOf } from '../../storage/paging.js'
 import { boundTo } from './binding-repository.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 
-const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance'] as const
+const COLUMNS = ['device_id', 'hostname', 'ip', 'version', 'last_status', 'connect_time', 'last_heartbeat', 'link_instance', 'rated_cph'] as const
 
 /** Device ids per generations query (bound parameters stay well under every engine's limit). */
 const GENERATION_BATCH = 500
-/** Links per heartbeat or claim statement: 4 and 6 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
+/** Links per heartbeat or claim statement: 4 and 7 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
 const STATUS_BATCH = 1000
 /** New devices per insert: 7 parameters each. */
 const INSERT_BATCH = 1000
@@ -162,12 +162,12 @@ export class DeviceRepository implements LinkStore {
       for (const chunk of chunks(round, STATUS_BATCH)) {
         const rows = [...chunk].sort((a, b) => compareIds(claims[a]!.identity.deviceId, claims[b]!.identity.deviceId)).map((i) => {
           const { identity, connectTime } = claims[i]!
-          return sql`(${identity.deviceId}, ${identity.hostname}, ${identity.ip}, ${identity.version}, cast(${connectTime} as double precision), ${identity.linkId})`
+          return sql`(${identity.deviceId}, ${identity.hostname}, ${identity.ip}, ${identity.version}, cast(${connectTime} as double precision), ${identity.linkId}, cast(${identity.ratedCph ?? null} as integer))`
         })
         const claimed = await this.beforeDeadline(deadline, (db) =>
           db
-            .with('claim(device_id, hostname, ip, version, connect_time, link_id)', () =>
-              sql<{ device_id: string; hostname: string; ip: string; version: string; connect_time: number; link_id: string }>`(values ${sql.join(rows)})`,
+            .with('claim(device_id, hostname, ip, version, connect_time, link_id, rated_cph)', () =>
+              sql<{ device_id: string; hostname: string; ip: string; version: string; connect_time: number; link_id: string; rated_cph: number | null }>`(values ${sql.join(rows)})`,
             )
             .updateTable('devices')
             .from('claim')
@@ -178,6 +178,8 @@ export class DeviceRepository implements LinkStore {
               connect_time: eb.ref('claim.connect_time'),
               link_instance: instanceId,
               link_id: eb.ref('claim.link_id'),
+              // What the latest register frame says (§16), null when it named none.
+              rated_cph: eb.ref('claim.rated_cph'),
               link_generation: eb('devices.link_generation', '+', 1),
               link_claimed_at: this.clock.now,
             }))

@@ -7,6 +7,7 @@ const AnyObject = (description: string) => Type.Record(Type.String(), Type.Unkno
 export const DeviceRecord = Type.Object({
   device_id: Type.String(),
   labels: Type.Record(Type.String(), Type.String(), { description: 'The machine’s labels (§15); {} when none' }),
+  rated_cph: Type.Union([Type.Integer(), Type.Null()], { description: 'Rated placements per hour from the latest register frame (§16); null when it named none' }),
   hostname: Type.String(),
   ip: Type.String({ description: 'As reported at registration, else the link’s remote address' }),
   version: Type.String(),

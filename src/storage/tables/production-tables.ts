@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely'
+
 /** Seconds of closed state intervals per SEMI E10 state, and the counts, of one machine over one hour or one UTC day. */
 interface ProductionRollup {
   device_id: string
@@ -82,7 +84,7 @@ export interface ProductionTables {
     result: string | null
     boards_planned: number | null
     boards_done: number | null
-    placed: number
-    missed: number
+    placed: Generated<number>
+    missed: Generated<number>
   }
 }

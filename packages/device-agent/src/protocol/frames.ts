@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ID_PATTERN } from './ids.js'
 import { isPlainObject } from '../lib/is-plain-object.js'
+import { ProductionAckFrame, ProductionFrame } from './production.js'
 
 /**
  * The device-link protocol (contract §4): the single definition of every frame, shared by the
@@ -19,6 +20,7 @@ export const RegisterFrame = Type.Object(
     version: Type.String({ maxLength: 256 }),
     ip: Type.Optional(Type.String({ maxLength: 256 })),
     enroll_token: Type.Optional(Type.String({ maxLength: 256, description: 'Needed for a first registration when DEVICE_ENROLL_TOKEN is set' })),
+    rated_cph: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: "The machine's rated placements per hour (§16), kept on the device record" })),
   },
   { title: 'RegisterFrame', description: 'Device → gateway, the first frame of every connection' },
 )
@@ -118,12 +120,12 @@ export const FirmwareStatusFrame = Type.Object(
 export type FirmwareStatusFrame = Static<typeof FirmwareStatusFrame>
 
 /** Frames a device sends. */
-export const DeviceFrame = Type.Union([RegisterFrame, HeartbeatFrame, ResponseFrame, FirmwareStatusFrame])
-export type DeviceFrame = Static<typeof DeviceFrame>
+export const DeviceFrame = Type.Union([RegisterFrame, HeartbeatFrame, ResponseFrame, FirmwareStatusFrame, ProductionFrame])
+export type DeviceFrame = RegisterFrame | HeartbeatFrame | ResponseFrame | FirmwareStatusFrame | ProductionFrame
 
 /** Frames the gateway sends. */
-export const GatewayFrame = Type.Union([RegisteredFrame, RequestFrame, FirmwareOfferFrame])
-export type GatewayFrame = Static<typeof GatewayFrame>
+export const GatewayFrame = Type.Union([RegisteredFrame, RequestFrame, FirmwareOfferFrame, ProductionAckFrame])
+export type GatewayFrame = RegisteredFrame | RequestFrame | FirmwareOfferFrame | ProductionAckFrame
 
 export type Frame = DeviceFrame | GatewayFrame
 
@@ -135,14 +137,16 @@ const SCHEMAS_BY_TYPE: Record<Frame['type'], TSchema> = {
   response: ResponseFrame,
   'firmware-offer': FirmwareOfferFrame,
   'firmware-status': FirmwareStatusFrame,
+  production: ProductionFrame,
+  'production-ack': ProductionAckFrame,
 }
 const CHECKERS = Object.fromEntries(
   Object.entries(SCHEMAS_BY_TYPE).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
 ) as Record<Frame['type'], ReturnType<typeof TypeCompiler.Compile>>
 
 export const FRAME_TYPES = Object.keys(SCHEMAS_BY_TYPE) as Frame['type'][]
-const DEVICE_FRAME_TYPES: ReadonlySet<string> = new Set<DeviceFrame['type']>(['register', 'heartbeat', 'response', 'firmware-status'])
-const GATEWAY_FRAME_TYPES: ReadonlySet<string> = new Set<GatewayFrame['type']>(['registered', 'request', 'firmware-offer'])
+const DEVICE_FRAME_TYPES: ReadonlySet<string> = new Set<DeviceFrame['type']>(['register', 'heartbeat', 'response', 'firmware-status', 'production'])
+const GATEWAY_FRAME_TYPES: ReadonlySet<string> = new Set<GatewayFrame['type']>(['registered', 'request', 'firmware-offer', 'production-ack'])
 
 /** Why a frame was refused; `frameType` is set when the frame named a known type. The gateway closes with 4400. */
 export class FrameError extends Error {

@@ -4,6 +4,7 @@
  * request ids and the frame writers. The gateway and the device agent import it from here.
  */
 export * from './frames.js'
+export * from './production.js'
 export * from './close-codes.js'
 export * from './limits.js'
 export * from './ids.js'

@@ -1,0 +1,118 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { CLOSE_CODES, sendBatched, type ProductionAckFrame, type ProductionFrame } from '@fleetgate/device-agent/protocol'
+import type { EventPublisher } from '../events/event-bus.js'
+import type { DeviceLink } from '../link/device-link.js'
+import type { ProductionReceiver } from '../link/production-receiver.js'
+import type { MachineStateEvent } from './machine-state-event.js'
+import type { ProductionMetrics } from './production-metrics.js'
+import type { ProductionStore } from './production-store.js'
+import type { CurrentState } from './state-sequence.js'
+
+/** Production frames a link may have unacknowledged; at this many the gateway stops reading it (§16 flow control). */
+export const MAX_UNACKED_FRAMES = 64
+
+/** One link's frames, stored one after another in arrival order. */
+interface LinkQueue {
+  tail: Promise<void>
+  unacked: number
+  paused: boolean
+}
+
+/**
+ * The gateway's end of production reporting on the device link: each frame's events are stored
+ * (one transaction, see `ProductionStore`) and acknowledged only then, in arrival order per link.
+ * At `MAX_UNACKED_FRAMES` frames not yet acknowledged the link's socket stops being read (ws
+ * `pause()`), so a machine sending faster than the database stores waits instead of growing
+ * memory; reading resumes as the acknowledgements go out. A frame that could not be stored (the
+ * database failed) closes the link with 1011: the machine links again and resends what was not
+ * acknowledged. A closed link makes its machine `offline`, after its frames.
+ */
+export class ProductionIntake implements ProductionReceiver {
+  private readonly queues = new WeakMap<DeviceLink, LinkQueue>()
+  private readonly work = new Set<Promise<void>>()
+
+  constructor(
+    private readonly store: Pick<ProductionStore, 'storeFrame' | 'linkClosed'>,
+    private readonly metrics: ProductionMetrics,
+    private readonly events: EventPublisher<MachineStateEvent>,
+    private readonly log: FastifyBaseLogger,
+    private readonly maxUnacked = MAX_UNACKED_FRAMES,
+  ) {}
+
+  receive(link: DeviceLink, frame: ProductionFrame): void {
+    const queue = this.queueOf(link)
+    queue.unacked++
+    if (queue.unacked >= this.maxUnacked && !queue.paused) {
+      queue.paused = true
+      link.socket.pause()
+    }
+    const arrived = performance.now()
+    this.enqueue(queue, async () => {
+      try {
+        await this.storeAndAcknowledge(link, frame, arrived)
+      } finally {
+        queue.unacked--
+        if (queue.paused && queue.unacked < this.maxUnacked) {
+          queue.paused = false
+          link.socket.resume()
+        }
+      }
+    })
+  }
+
+  closed(link: DeviceLink): void {
+    this.enqueue(this.queueOf(link), async () => {
+      try {
+        this.announce(link.deviceId, await this.store.linkClosed(link.deviceId, link.generation))
+      } catch (err) {
+        this.log.error({ err, deviceId: link.deviceId }, 'recording a closed link as offline failed')
+      }
+    })
+  }
+
+  /** Frames not yet acknowledged on `link` (tests, flow control). */
+  unacked(link: DeviceLink): number {
+    return this.queues.get(link)?.unacked ?? 0
+  }
+
+  /** Resolves once every frame and close taken so far is stored (or failed): before storage closes. */
+  async settled(): Promise<void> {
+    while (this.work.size > 0) await Promise.all([...this.work])
+  }
+
+  private async storeAndAcknowledge(link: DeviceLink, frame: ProductionFrame, arrived: number): Promise<void> {
+    let stored
+    try {
+      stored = await this.store.storeFrame(link.deviceId, frame.events)
+    } catch (err) {
+      this.log.error({ err, deviceId: link.deviceId }, 'storing production events failed; closing the link so the machine resends them')
+      if (link.state === 'open') link.close(CLOSE_CODES.internal, 'production events could not be stored; link again and resend')
+      return
+    }
+    this.metrics.accepted.inc(stored.inserted)
+    if (stored.rejected.length > 0) this.metrics.rejected.inc(stored.rejected.length)
+    this.announce(link.deviceId, stored.changed)
+    if (link.state !== 'open') return
+    const ack: ProductionAckFrame = { type: 'production-ack', ids: stored.ids, rejected: stored.rejected }
+    link.messagesSent++
+    sendBatched(link.socket, link.wire, JSON.stringify(ack), () => undefined)
+    this.metrics.ackLatency.observe((performance.now() - arrived) / 1000)
+  }
+
+  private announce(deviceId: string, state: CurrentState | undefined): void {
+    if (state) this.events.publish({ kind: 'machine-state', data: { device_id: deviceId, state: state.state, reason: state.reason, at: state.since } })
+  }
+
+  private queueOf(link: DeviceLink): LinkQueue {
+    let queue = this.queues.get(link)
+    if (!queue) this.queues.set(link, (queue = { tail: Promise.resolve(), unacked: 0, paused: false }))
+    return queue
+  }
+
+  private enqueue(queue: LinkQueue, step: () => Promise<void>): void {
+    const next = queue.tail.then(step)
+    queue.tail = next
+    this.work.add(next)
+    void next.finally(() => this.work.delete(next))
+  }
+}
