@@ -32,7 +32,7 @@ export function FeedersTable({ feeders }: { feeders: readonly FeederFigures[] })
     },
     { key: 'placed', header: t('production.placed'), cell: (f) => <CountValue value={f.placed} />, numeric: true },
     { key: 'missed', header: t('production.missed'), cell: (f) => <CountValue value={f.missed} />, numeric: true },
-    { key: 'rate', header: t('production.missRate'), cell: (f) => formatPercent(f.miss_rate, 2), numeric: true },
+    { key: 'rate', header: t('production.missRate'), cell: (f) => (f.miss_rate === null ? '—' : formatPercent(f.miss_rate, 2)), numeric: true },
   ]
   return (
     <DataTable

@@ -1,17 +1,12 @@
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query'
-import { apiFetch } from '../../../api/api-client'
+import { api, ok } from '../../../api/api'
 import { productionKeys } from '../../../api/query-keys'
-import type { FleetProduction, JobList, MachineProduction, ProductionSeries } from './production-types'
 import { windowOf, type RangeId } from './ranges'
 
 /** Group by machine, or by the value of one label key (§16 `group_by`). */
 export type GroupBy = { kind: 'device' } | { kind: 'label'; key: string }
 
 export const groupByParam = (groupBy: GroupBy) => (groupBy.kind === 'device' ? 'device' : `label:${groupBy.key}`)
-
-const query = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
-
-const devicePath = (id: string) => `/api/v1/devices/${encodeURIComponent(id)}/production`
 
 /** Figures change as machines report: read again every minute while shown. */
 const REFRESH_MS = 60_000
@@ -20,7 +15,7 @@ const REFRESH_MS = 60_000
 export const fleetProductionQuery = (groupBy: GroupBy, range: RangeId) =>
   queryOptions({
     queryKey: productionKeys.fleet(groupByParam(groupBy), range),
-    queryFn: ({ signal }) => apiFetch<FleetProduction>(`/api/v1/production?${query({ ...windowOf(range), group_by: groupByParam(groupBy) })}`, { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/v1/production', { params: { query: { ...windowOf(range), group_by: groupByParam(groupBy) } }, signal })),
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   })
@@ -29,7 +24,7 @@ export const fleetProductionQuery = (groupBy: GroupBy, range: RangeId) =>
 export const machineProductionQuery = (id: string, range: RangeId) =>
   queryOptions({
     queryKey: productionKeys.figures(id, range),
-    queryFn: ({ signal }) => apiFetch<MachineProduction>(`${devicePath(id)}?${query(windowOf(range))}`, { signal }),
+    queryFn: ({ signal }) => ok(api.GET('/api/v1/devices/{device_id}/production', { params: { path: { device_id: id }, query: windowOf(range) }, signal })),
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   })
@@ -38,7 +33,13 @@ export const machineProductionQuery = (id: string, range: RangeId) =>
 export const productionSeriesQuery = (id: string, range: RangeId) =>
   queryOptions({
     queryKey: productionKeys.series(id, range),
-    queryFn: ({ signal }) => apiFetch<ProductionSeries>(`${devicePath(id)}/series?${query({ ...windowOf(range, Date.now(), true), bucket: 'hour' })}`, { signal }),
+    queryFn: ({ signal }) =>
+      ok(
+        api.GET('/api/v1/devices/{device_id}/production/series', {
+          params: { path: { device_id: id }, query: { ...windowOf(range, Date.now(), true), bucket: 'hour' } },
+          signal,
+        }),
+      ),
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   })
@@ -50,7 +51,12 @@ export const jobsQuery = (id: string) =>
   infiniteQueryOptions({
     queryKey: productionKeys.jobs(id),
     queryFn: ({ pageParam, signal }) =>
-      apiFetch<JobList>(`${devicePath(id)}/jobs?${query({ limit: JOBS_PAGE, ...(pageParam ? { after: pageParam } : {}) })}`, { signal }),
+      ok(
+        api.GET('/api/v1/devices/{device_id}/production/jobs', {
+          params: { path: { device_id: id }, query: { limit: JOBS_PAGE, ...(pageParam ? { after: pageParam } : {}) } },
+          signal,
+        }),
+      ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_after ?? undefined,
     refetchInterval: REFRESH_MS,

@@ -16,7 +16,7 @@ export function JobsTable({ id }: { id: string }) {
     { key: 'job', header: t('production.job'), cell: (j) => j.job_id },
     { key: 'started', header: t('production.started'), cell: (j) => formatSeconds(j.started_at, '') },
     { key: 'ended', header: t('production.ended'), cell: (j) => formatSeconds(j.ended_at, t('production.running')) },
-    { key: 'result', header: t('production.result'), cell: (j) => (j.result === null ? t('production.running') : t(`production.results.${j.result}`)) },
+    { key: 'result', header: t('production.result'), cell: (j) => (j.result === null ? t('production.running') : t(`production.results.${j.result}`, { defaultValue: j.result })) },
     { key: 'boards', header: t('production.boards'), cell: (j) => boards(j), numeric: true },
     { key: 'placed', header: t('production.placed'), cell: (j) => <CountValue value={j.placed} />, numeric: true },
     { key: 'missed', header: t('production.missed'), cell: (j) => <CountValue value={j.missed} />, numeric: true },
