@@ -424,6 +424,8 @@ export interface paths {
                                 labels: {
                                     [key: string]: string;
                                 };
+                                /** @description Rated placements per hour from the latest register frame (§16); null when it named none */
+                                rated_cph: number | null;
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -569,6 +571,8 @@ export interface paths {
                                 labels: {
                                     [key: string]: string;
                                 };
+                                /** @description Rated placements per hour from the latest register frame (§16); null when it named none */
+                                rated_cph: number | null;
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -826,6 +830,8 @@ export interface paths {
                                 labels: {
                                     [key: string]: string;
                                 };
+                                /** @description Rated placements per hour from the latest register frame (§16); null when it named none */
+                                rated_cph: number | null;
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -902,6 +908,8 @@ export interface paths {
                                 labels: {
                                     [key: string]: string;
                                 };
+                                /** @description Rated placements per hour from the latest register frame (§16); null when it named none */
+                                rated_cph: number | null;
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -1039,6 +1047,8 @@ export interface paths {
                                 labels: {
                                     [key: string]: string;
                                 };
+                                /** @description Rated placements per hour from the latest register frame (§16); null when it named none */
+                                rated_cph: number | null;
                                 hostname: string;
                                 /** @description As reported at registration, else the link’s remote address */
                                 ip: string;
@@ -7773,7 +7783,7 @@ export interface paths {
         };
         /**
          * Live event stream (Server-Sent Events)
-         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device` and `device-status` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.
+         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device, machine-state) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent, MachineStateEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device` and `device-status` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.
          */
         get: {
             parameters: {
@@ -7920,6 +7930,16 @@ export interface components {
             progress: number | null;
             error: string | null;
             /** @description Event time (s since epoch) */
+            at: number;
+        };
+        /** @description `data:` of `event: machine-state` (GET /api/v1/events) */
+        MachineStateEvent: {
+            device_id: string;
+            /** @description One of the six SEMI E10 states, or `offline` (its link closed) */
+            state: string;
+            /** @description The state event’s reason; null when none */
+            reason: string | null;
+            /** @description When the machine entered the state: its state event’s ts, or when its link closed (s since epoch) */
             at: number;
         };
     };

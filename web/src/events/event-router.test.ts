@@ -7,6 +7,7 @@ import { routeEvent } from './event-router'
 const device = (id: string, alive: boolean): DeviceRecord => ({
   device_id: id,
   labels: {},
+  rated_cph: null,
   hostname: id,
   ip: '10.0.0.1',
   version: '1',

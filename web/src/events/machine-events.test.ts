@@ -7,7 +7,7 @@ import { routeEvent } from './event-router'
 import { LIST_REFETCH_INTERVAL_MS, machineListsLive } from './machine-events'
 
 const record = (id: string, alive: boolean): DeviceRecord => ({
-  device_id: id, labels: {}, hostname: id, ip: '10.0.0.1', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
+  device_id: id, labels: {}, rated_cph: null, hostname: id, ip: '10.0.0.1', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
 })
 const deviceEvent = (id: string, alive: boolean): DeviceEvent => ({ device_id: id, alive, registered: alive, version: '2', ip: '10.0.0.2', last_heartbeat: 5, at: 9, reason: alive ? 'registered' : 'closed' })
 const send = (client: QueryClient, data: DeviceEvent) => routeEvent(client, { event: 'device', data: JSON.stringify(data) })

@@ -8,7 +8,7 @@ import { stubFetch } from '../../../testing/stub-fetch'
 import { MachineLabels } from './machine-labels'
 
 const device = (labels: Labels): DeviceRecord => ({
-  device_id: 'pnp-01', labels, hostname: 'pnp-01', ip: '', version: '1', connect_time: null, last_heartbeat: null, last_status: {},
+  device_id: 'pnp-01', labels, rated_cph: null, hostname: 'pnp-01', ip: '', version: '1', connect_time: null, last_heartbeat: null, last_status: {},
   messages_sent: 0, messages_received: 0, alive: true, registered: true, connected: true,
 })
 const signIn = (role: 'admin' | 'user') =>

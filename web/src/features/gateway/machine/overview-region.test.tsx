@@ -7,7 +7,7 @@ import { OverviewRegion } from './overview-region'
 const overview: Overview = {
   success: true,
   partial: true,
-  device: { device_id: 'pnp-01', labels: {}, hostname: 'pnp-01', ip: '', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, messages_sent: 0, messages_received: 0, alive: true, registered: true, connected: true },
+  device: { device_id: 'pnp-01', labels: {}, rated_cph: null, hostname: 'pnp-01', ip: '', version: '1', connect_time: 1, last_heartbeat: 1, last_status: {}, messages_sent: 0, messages_received: 0, alive: true, registered: true, connected: true },
   connection: { connected: true, alive: true, connect_time: 1, last_heartbeat: 1, messages_sent: 0, messages_received: 0 },
   status: {},
   detail: { system: { state: 'idle' }, task: {}, hardware: { x: 1 }, vision: {}, cameras: {}, debug: {} },

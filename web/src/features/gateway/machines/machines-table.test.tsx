@@ -6,7 +6,7 @@ import { changeLanguage, setupI18n } from '../../../i18n/i18n'
 import { MachinesTable } from './machines-table'
 
 const row = (id: string, alive: boolean): DeviceRecord => ({
-  device_id: id, labels: {}, hostname: id, ip: '', version: '2.3.1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
+  device_id: id, labels: {}, rated_cph: null, hostname: id, ip: '', version: '2.3.1', connect_time: null, last_heartbeat: null, last_status: {}, messages_sent: 0, messages_received: 0, alive, registered: alive, connected: alive,
 })
 
 const renderTable = (rows: DeviceRecord[]) =>

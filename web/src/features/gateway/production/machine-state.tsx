@@ -30,7 +30,7 @@ export function CurrentState({ id, alive }: { id: string; alive: boolean | undef
       {state ? (
         <span className={`state-chip state-${state}`}>
           <span className="swatch" aria-hidden="true" />
-          {t(`production.states.${state}`)}
+          {t(`production.states.${state}`, { defaultValue: state })}
         </span>
       ) : (
         <span className="muted">{t('production.stateUnknown')}</span>

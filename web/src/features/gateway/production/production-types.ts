@@ -1,5 +1,6 @@
 // The answers of contract §16's production endpoints, named from the types generated from the
 // server's /openapi.json (api/openapi.d.ts, `npm run gen:api`).
+import type { components } from '../../../api/openapi'
 import type { Answer } from '../../../api/types'
 
 /** `GET /api/v1/devices/{id}/production?from&to`: feeders and nozzles worst first. */
@@ -29,10 +30,5 @@ export type Figures = Pick<ProductionGroup, 'seconds' | 'placed' | 'missed' | 'c
 export const MACHINE_STATES = ['productive', 'standby', 'engineering', 'scheduled_down', 'unscheduled_down', 'non_scheduled', 'offline'] as const satisfies readonly (keyof StateSeconds)[]
 export type MachineState = (typeof MACHINE_STATES)[number]
 
-/** §11 `machine-state` (not in /openapi.json: the event stream's events are not listed one by one there). */
-export interface MachineStateEvent {
-  device_id: string
-  state: MachineState
-  reason: string | null
-  at: number
-}
+/** §11 `machine-state`: `state` one of MACHINE_STATES, `at` when the machine entered it. */
+export type MachineStateEvent = components['schemas']['MachineStateEvent']
