@@ -1,10 +1,12 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVICE_LINK_PATH } from '@fleetgate/device-agent/protocol'
 import { RawDevice } from '../gateway/helpers/raw-device.js'
 import { loginAs } from '../helpers/test-app.js'
 import { describeViolations, seriousViolations } from './harness/axe.js'
-import { chromiumAvailable, launchChromium, newContext, screenshot, signIn } from './harness/browser.js'
+import { chromiumAvailable, launchChromium, newContext, screenshot, SCREENSHOTS, signIn } from './harness/browser.js'
 import { startConsoleServer, type ConsoleServer } from './harness/console-server.js'
 
 /**
@@ -113,8 +115,10 @@ describe.skipIf(!chromiumAvailable())('console: production', () => {
     await report([{ ts: Date.now() / 1000, kind: 'state', state: 'unscheduled_down', reason: 'parts_exhausted' }])
     await expect.poll(() => region.getByText('Current state:').textContent(), { timeout: 10_000 }).toContain('Unscheduled down · reason: parts exhausted')
     await checkAxe('the machine’s region Production')
-    await region.scrollIntoViewIfNeeded()
     await screenshot(page, 'machine-production-en')
+    // The region alone: the picture docs/console-machine-production.png is copied from.
+    mkdirSync(SCREENSHOTS, { recursive: true })
+    await region.screenshot({ path: path.join(SCREENSHOTS, 'machine-production-region-en.png') })
   })
 
   it('shows both pages in Chinese', async () => {
@@ -122,6 +126,7 @@ describe.skipIf(!chromiumAvailable())('console: production', () => {
     await page.getByRole('region', { name: '生产', exact: true }).getByRole('table', { name: '飞达', exact: true }).waitFor()
     await checkAxe('the machine page in Chinese')
     await screenshot(page, 'machine-production-zh')
+    await page.getByRole('region', { name: '生产', exact: true }).screenshot({ path: path.join(SCREENSHOTS, 'machine-production-region-zh.png') })
     await page.getByRole('link', { name: '生产', exact: true }).click()
     await page.getByRole('table', { name: '生产', exact: true }).getByRole('row').filter({ hasText: 'smt-fast' }).waitFor()
     await checkAxe('/production in Chinese')

@@ -19,17 +19,31 @@ const WIDTH = 640
  * carries its value as text, so the chart is read without its colors. A value over `reference`
  * (100% for ratios) runs past a dashed line at it: ratios are not capped.
  */
-export function BarChart({ label, description, bars, reference }: { label: string; description: string; bars: readonly Bar[]; reference?: number }) {
+export function BarChart({
+  label,
+  description,
+  bars,
+  reference,
+  referenceText,
+}: {
+  label: string
+  description: string
+  bars: readonly Bar[]
+  /** Where a dashed line goes (1 = 100% for ratios), named by `referenceText`. */
+  reference?: number
+  referenceText?: string
+}) {
   const descriptionId = useId()
   const max = Math.max(reference ?? 0, ...bars.map((b) => b.value ?? 0), Number.EPSILON)
   const plot = WIDTH - LABEL_W - VALUE_W
   const x = (v: number) => LABEL_W + (plot * Math.max(0, v)) / max
-  const height = Math.max(1, bars.length) * ROW + 8
+  const top = reference !== undefined ? 14 : 0
+  const height = top + Math.max(1, bars.length) * ROW + 8
   return (
     <figure className="chart bar-chart">
-      <svg role="img" aria-label={label} aria-describedby={descriptionId} viewBox={`0 0 ${WIDTH} ${height}`} width="100%" preserveAspectRatio="xMinYMin meet">
+      <svg role="img" aria-label={label} aria-describedby={descriptionId} viewBox={`0 0 ${WIDTH} ${height}`} width="100%" style={{ maxWidth: WIDTH }} preserveAspectRatio="xMinYMin meet">
         {bars.map((b, i) => {
-          const y = 4 + i * ROW
+          const y = top + 4 + i * ROW
           return (
             <g key={b.key}>
               <text x={LABEL_W - 6} y={y + ROW / 2} textAnchor="end" dominantBaseline="middle" className="bar-label">
@@ -42,7 +56,14 @@ export function BarChart({ label, description, bars, reference }: { label: strin
             </g>
           )
         })}
-        {reference !== undefined ? <line x1={x(reference)} x2={x(reference)} y1={0} y2={height} className="reference" /> : null}
+        {reference !== undefined ? (
+          <>
+            <line x1={x(reference)} x2={x(reference)} y1={top} y2={height} className="reference" />
+            <text x={x(reference)} y={10} textAnchor="middle" className="tick">
+              {referenceText}
+            </text>
+          </>
+        ) : null}
       </svg>
       <figcaption id={descriptionId}>{description}</figcaption>
     </figure>

@@ -20,6 +20,7 @@ export function PlacementsChart({ buckets }: { buckets: readonly SeriesBucket[] 
   const missed = buckets.reduce((s, b) => s + b.missed, 0)
   return (
     <figure className="chart">
+      <h3>{t('production.placementsPerHour')}</h3>
       <svg role="img" aria-label={t('production.placementsPerHour')} aria-describedby={descriptionId} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%">
         <text x={WIDTH} y={10} textAnchor="end" className="tick">
           {formatNumber(top)}

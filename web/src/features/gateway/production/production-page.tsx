@@ -52,6 +52,7 @@ export function ProductionPage() {
       {data ? (
         <>
           <FleetTotal total={data.total} />
+          <h2>{t('production.oee')}</h2>
           <BarChart
             label={t('production.oee')}
             description={
@@ -60,6 +61,7 @@ export function ProductionPage() {
                 : t('production.oeeChart')
             }
             reference={1}
+            referenceText={formatPercent(1)}
             bars={data.groups.slice(0, CHART_GROUPS).map((g) => ({
               key: String(g.key),
               label: groupName(g.key),

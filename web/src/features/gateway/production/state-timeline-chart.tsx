@@ -16,7 +16,8 @@ export function tickIndexes(length: number, count = 6): number[] {
   return out
 }
 
-export const tickText = (start: number, hours: number) => (hours > 24 ? formatDay(start * 1000) : formatHour(start * 1000))
+/** A tick's text: the time of day over up to two days of hours, else the day. */
+export const tickText = (start: number, hours: number) => (hours > 48 ? formatDay(start * 1000) : formatHour(start * 1000))
 
 /**
  * Chart "State timeline": one column per hour, stacked by the seconds spent in each state, and
@@ -30,6 +31,7 @@ export function StateTimelineChart({ buckets }: { buckets: readonly SeriesBucket
   const plot = HEIGHT - AXIS
   return (
     <figure className="chart">
+      <h3>{t('production.stateTimeline')}</h3>
       <svg role="img" aria-label={t('production.stateTimeline')} aria-describedby={descriptionId} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%">
         {buckets.map((b, i) => {
           let y = plot
