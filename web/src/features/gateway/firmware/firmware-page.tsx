@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { firmwareKeys } from '../../../api/query-keys'
 import { ConfirmButton } from '../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../components/ui/data-table'
-import { formatBytes, formatSeconds } from '../../../components/ui/format'
+import { formatBytes, formatNumber, formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 import { activateRelease, releasesQuery, type Release } from './get-releases'
 import { ShaCell } from './release-cells'
@@ -25,7 +25,7 @@ export function FirmwarePage() {
     { key: 'version', header: t('firmware.version'), cell: (r) => `${r.display_version} (${r.release_id})` },
     { key: 'uploaded', header: t('firmware.uploadedAt'), cell: (r) => `${formatSeconds(r.created_at, '')} · ${r.created_by}` },
     { key: 'active', header: t('firmware.active'), cell: (r) => (r.state === 'active' ? t('firmware.yes') : t('firmware.no')) },
-    { key: 'downloads', header: t('firmware.downloads'), cell: (r) => r.download_count, numeric: true },
+    { key: 'downloads', header: t('firmware.downloads'), cell: (r) => formatNumber(r.download_count), numeric: true },
     { key: 'size', header: t('firmware.size'), cell: (r) => formatBytes(r.size), numeric: true },
     { key: 'sha256', header: t('firmware.sha256'), cell: (r) => <ShaCell sha256={r.sha256} releaseId={r.release_id} /> },
     {

@@ -5,7 +5,7 @@ import { ROLLOUT_DEVICE_STATES, type Rollout, type RolloutDevice } from '../../.
 import { Alert } from '../../../../components/ui/alert'
 import { ConfirmButton } from '../../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../../components/ui/data-table'
-import { formatPercent, formatSeconds } from '../../../../components/ui/format'
+import { formatNumber, formatPercent, formatSeconds } from '../../../../components/ui/format'
 import { QueryState } from '../../../../components/ui/query-state'
 import { rolloutActionApplies, useChangeRollout } from './change-rollout'
 import { rolloutQuery } from './get-rollout'
@@ -106,12 +106,12 @@ function RolloutSummary({ rollout }: { rollout: GatedRollout }) {
       <dl className="rollout-counts" aria-label={t('rollouts.counts')}>
         <div>
           <dt>{t('rollouts.targeted')}</dt>
-          <dd>{rollout.targeted}</dd>
+          <dd>{formatNumber(rollout.targeted)}</dd>
         </div>
         {ROLLOUT_DEVICE_STATES.map((state) => (
           <div key={state}>
             <dt>{t(`rollouts.machineStates.${state}`)}</dt>
-            <dd className={state === 'failed' && rollout.counts.failed > 0 ? 'rollout-state failed' : undefined}>{rollout.counts[state] ?? 0}</dd>
+            <dd className={state === 'failed' && rollout.counts.failed > 0 ? 'rollout-state failed' : undefined}>{formatNumber(rollout.counts[state] ?? 0)}</dd>
           </div>
         ))}
       </dl>
