@@ -40,7 +40,8 @@ export function MachinePage() {
         </OverviewRegion>
       </div>
       <OrdersPanel id={id} />
-      <MachineProductionRegion id={id} alive={data?.device.alive} />
+      {/* Production only for a machine the caller may see (an unknown or unbound one has only the overview's error). */}
+      {data ? <MachineProductionRegion id={id} alive={data.device.alive} /> : null}
       <div className="grid">
         <OverviewRegion piece="debug" overview={data}>
           <DebugConsole id={id} />

@@ -31,18 +31,19 @@ export function MachineProductionRegion({ id, alive }: { id: string; alive: bool
         <CurrentState id={id} alive={alive} />
         <RangeSelect value={range} onChange={setRange} />
       </div>
-      {figures.data ? <MachineFigures figures={figures.data} /> : <QueryState isPending={figures.isPending} error={figures.error} />}
+      {/* One alert for the region when the figures cannot be read (the three reads fail alike). */}
+      {figures.data ? <MachineFigures figures={figures.data} /> : <QueryState isPending={figures.isPending} error={figures.error ?? series.error} />}
       {series.data ? (
         <div className="charts">
           <StateTimelineChart buckets={series.data.buckets} />
           <PlacementsChart buckets={series.data.buckets} />
         </div>
-      ) : (
+      ) : figures.data ? (
         <QueryState isPending={series.isPending} error={series.error} />
-      )}
+      ) : null}
       <div className="production-tables">
         {figures.data ? <FeedersTable feeders={figures.data.feeders} /> : null}
-        <JobsTable id={id} />
+        {figures.error ? null : <JobsTable id={id} />}
       </div>
     </Region>
   )
