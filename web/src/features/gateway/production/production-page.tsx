@@ -14,6 +14,9 @@ import { RangeSelect } from './range-select'
 import { isRangeId, type RangeId } from './ranges'
 import './production.css'
 
+/** A React key for a group: the machines without the label (key null) apart from a label value spelled "null". */
+const groupKey = (g: ProductionGroup) => (g.key === null ? '\u0000without' : `=${g.key}`)
+
 /** Rows shown at first (a fleet grouped by machine may have thousands); "Show more" adds as many again. */
 const ROWS_SHOWN = 100
 /** Groups drawn in the chart: the first ones as the server sends them; the table has them all. */
@@ -63,7 +66,7 @@ export function ProductionPage() {
             reference={1}
             referenceText={formatPercent(1)}
             bars={data.groups.slice(0, CHART_GROUPS).map((g) => ({
-              key: String(g.key),
+              key: groupKey(g),
               label: groupName(g.key),
               value: g.oee,
               text: g.oee === null ? '—' : formatPercent(g.oee),
@@ -189,7 +192,7 @@ function ProductionTable({ groups, groupBy, groupName }: { groups: ProductionGro
       caption={t('production.table')}
       columns={columns}
       rows={groups.slice(0, shown)}
-      rowKey={(g) => String(g.key)}
+      rowKey={groupKey}
       empty={t('production.empty')}
       footer={
         groups.length > shown ? (
