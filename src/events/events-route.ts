@@ -14,12 +14,12 @@ export const EventsQuery = Type.Object({
   device_id: Type.Optional(
     Type.Array(Id('Only events of this device (repeatable)'), {
       maxItems: MAX_FILTER_IDS,
-      description: 'Limits device, device-status, platform-device and command events to these device ids; binding and release events are not filtered',
+      description: 'Limits device, device-status, machine-state, platform-device and command events to these device ids; binding and release events are not filtered',
     }),
   ),
 })
 
-const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`, described by its schema in \`components.schemas\` (${EVENT_KINDS.map(eventSchemaName).join(', ')}); a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\` and \`device-status\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.`
+const DESCRIPTION = `Server-Sent Events (contract §11). The first line is \`retry: ${RETRY_MS}\`; each event has an \`id:\` increasing within the stream, an \`event:\` name (${EVENT_KINDS.join(', ')}) and a one-line JSON \`data:\`, described by its schema in \`components.schemas\` (${EVENT_KINDS.map(eventSchemaName).join(', ')}); a \`: keep-alive\` comment comes at least every 15 s. Admins see every event; other users see \`device\`, \`device-status\` and \`machine-state\` of the devices bound to them and their own \`binding\` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.`
 
 export interface EventsRouteOptions {
   hub: EventHub

@@ -119,6 +119,6 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   await app.register(adminRoutes, { ctx })
   await app.register(forwardingRoutes, { ctx })
   await app.register(rolloutRoutes, { service: rollouts.service, repo: rollouts.repo })
-  const productionRepo = new ProductionRepository(deps.storage.db)
-  await app.register(productionRoutes, { ctx, selectors, repo: productionRepo, reader: new ProductionReader(productionRepo, (config as { productionRetentionDays?: number }).productionRetentionDays ?? 90) })
+  const productionReads = new ProductionRepository(deps.storage.db)
+  await app.register(productionRoutes, { ctx, selectors, repo: productionReads, reader: new ProductionReader(productionReads, config.productionRetentionDays) })
 }

@@ -54,8 +54,10 @@ export class ProductionStore {
       const inserted = new Set<string>()
       for (const statement of this.eventInsert.statements(rows)) for (const row of (await trx.executeQuery(statement)).rows) inserted.add(row.event_id)
       const stored = new Set(valid.map((e) => e.id))
-      if (invalid.size > 0) {
-        const earlier = await trx.selectFrom('production_events').select('event_id').where('device_id', '=', deviceId).where('event_id', 'in', [...invalid.keys()]).execute()
+      // A refused copy of an id stored before is acknowledged all the same (an id with NUL was never stored).
+      const refused = [...invalid.keys()].filter((id) => !id.includes('\u0000'))
+      if (refused.length > 0) {
+        const earlier = await trx.selectFrom('production_events').select('event_id').where('device_id', '=', deviceId).where('event_id', 'in', refused).execute()
         for (const { event_id } of earlier) stored.add(event_id)
       }
       const fresh = valid.filter((e) => inserted.has(e.id))

@@ -95,6 +95,24 @@ describe.each(DIALECTS)('each event kind reaches a real stream on %s', (dialect)
     expect(ofDevice(root, 'device-status', id).map((d) => d.status)).toEqual([{ n: 1 }, { n: 3 }])
   })
 
+  it('machine-state: a production state event changes the current state; users see it for their machines only', async () => {
+    const alice = await t.stream('alice')
+    const bob = await t.stream('bob')
+    const id = uniqueDeviceId()
+    const device = await link(id)
+    await deviceLogin('alice', id)
+    await alice.next('binding', (d) => d.device_id === id)
+    const ts = Math.floor(Date.now() / 1000) - 60
+    device.send({ type: 'production', events: [{ id: 'st-1', ts, kind: 'state', state: 'unscheduled_down', reason: 'parts_exhausted' }] })
+    const expected = { device_id: id, state: 'unscheduled_down', reason: 'parts_exhausted', at: ts }
+    expect((await root.next('machine-state', (d) => d.device_id === id)).data).toEqual(expected)
+    expect((await alice.next('machine-state', (d) => d.device_id === id)).data).toEqual(expected)
+    await marker(bob, 'bob')
+    expect(ofDevice(bob, 'machine-state', id)).toEqual([])
+    await device.close()
+    expect((await alice.next('machine-state', (d) => d.device_id === id && d.state === 'offline')).data).toMatchObject({ reason: null })
+  })
+
   it('a user sees only the devices bound to them, from the binding on and until it is removed', async () => {
     const alice = await t.stream('alice')
     const bob = await t.stream('bob')

@@ -16,6 +16,7 @@ const DATA_FIELDS = {
   ReleaseEvent: ['release_id', 'display_version', 'active', 'at', 'reason'],
   PlatformDeviceEvent: ['device_id', 'online', 'last_online_at', 'at', 'reason'],
   CommandEvent: ['device_id', 'id', 'action', 'status', 'attempts', 'at'],
+  MachineStateEvent: ['device_id', 'state', 'reason', 'at'],
 }
 
 type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; description?: string }
@@ -55,7 +56,8 @@ describe('the event kinds in /openapi.json', () => {
 describe('an event from another instance', () => {
   it('is accepted when it is one of the kinds with its data, as the features build them', () => {
     const row = { device_id: 'pnp-1', id: 7, action: 'reboot', status: 'delivered', attempts: 1 }
-    for (const event of [bindingEvent('alice', 'pnp-1', true), releaseEvent('r-1', '1.0.0', false, 'uploaded'), platformDeviceEvent('pnp-1', true, 1, 'online'), commandEvent(row)]) {
+    const machineState = { kind: 'machine-state', data: { device_id: 'pnp-1', state: 'productive', reason: null, at: 1 } }
+    for (const event of [bindingEvent('alice', 'pnp-1', true), releaseEvent('r-1', '1.0.0', false, 'uploaded'), platformDeviceEvent('pnp-1', true, 1, 'online'), commandEvent(row), machineState]) {
       expect(isFleetEvent(event), JSON.stringify(event)).toBe(true)
     }
   })

@@ -26,16 +26,24 @@ export interface Counts {
   missed: number
 }
 
-/** One installed machine: its placements after installing, and the same number (or as many as there were) just before its offer. */
-export interface GatedMachine {
+/** One installed machine: its placements after installing, and whether it had any before its offer. */
+export interface InstalledMachine {
   device_id: string
+  /** When the release was offered to it: its placements before this are compared. */
+  offered_at: number
+  after: Counts
+  placedBefore: boolean
+}
+
+export type GateReadiness = { kind: 'waiting'; short: number } | { kind: 'ready'; counted: InstalledMachine[] }
+
+/** A counted machine: its placements after installing, and the same number (or as many as there were) just before its offer. */
+export interface ComparedMachine {
   after: Counts
   before: Counts
 }
 
-export type GateVerdict =
-  | { kind: 'waiting'; short: number }
-  | { kind: 'passed' | 'regression'; counted: number; before_rate: number | null; after_rate: number | null; increase: number | null }
+export type GateVerdict = { kind: 'passed' | 'regression'; counted: number; before_rate: number | null; after_rate: number | null; increase: number | null }
 
 const total = (c: Counts) => c.placed + c.missed
 const rateOf = (cs: readonly Counts[]): number | null => {
@@ -44,20 +52,27 @@ const rateOf = (cs: readonly Counts[]): number | null => {
 }
 
 /**
- * The gate's verdict. A machine without placements before its offer is not counted. While some
- * counted machine has fewer than `min_placements` after installing, the gate waits — until
- * `wait_seconds` have passed since the stage ended; then only the machines with enough count.
- * With none to count, the gate passes. Otherwise Σmissed ÷ Σ(placed + missed) after minus the
- * same before, over the counted machines, above `max_miss_rate_increase` is a regression.
+ * Whether the gate can decide, and over which machines. A machine without placements before its
+ * offer is not counted. While some counted machine has fewer than `min_placements` after
+ * installing, the gate waits — until `wait_seconds` have passed since the stage ended; then only
+ * the machines with enough count.
  */
-export function gateVerdict(gate: KpiGate, machines: readonly GatedMachine[], secondsSinceStageEnded: number): GateVerdict {
-  const comparable = machines.filter((m) => total(m.before) > 0)
+export function gateReadiness(gate: KpiGate, machines: readonly InstalledMachine[], secondsSinceStageEnded: number): GateReadiness {
+  const comparable = machines.filter((m) => m.placedBefore)
   const enough = comparable.filter((m) => total(m.after) >= gate.min_placements)
   const short = comparable.length - enough.length
   if (short > 0 && secondsSinceStageEnded < gate.wait_seconds) return { kind: 'waiting', short }
-  const beforeRate = rateOf(enough.map((m) => m.before))
-  const afterRate = rateOf(enough.map((m) => m.after))
+  return { kind: 'ready', counted: enough }
+}
+
+/**
+ * The verdict over the counted machines: Σmissed ÷ Σ(placed + missed) after minus the same
+ * before, above `max_miss_rate_increase`, is a regression. With none to count, the gate passes.
+ */
+export function gateVerdict(gate: KpiGate, counted: readonly ComparedMachine[]): GateVerdict {
+  const beforeRate = rateOf(counted.map((m) => m.before))
+  const afterRate = rateOf(counted.map((m) => m.after))
   if (beforeRate === null || afterRate === null) return { kind: 'passed', counted: 0, before_rate: null, after_rate: null, increase: null }
   const increase = afterRate - beforeRate
-  return { kind: increase > gate.max_miss_rate_increase ? 'regression' : 'passed', counted: enough.length, before_rate: beforeRate, after_rate: afterRate, increase }
+  return { kind: increase > gate.max_miss_rate_increase ? 'regression' : 'passed', counted: counted.length, before_rate: beforeRate, after_rate: afterRate, increase }
 }

@@ -11,6 +11,8 @@ import { rolloutDeviceEvent, rolloutEvent } from './rollout-events.js'
 import type { RolloutMetrics } from './rollout-metrics.js'
 import type { OfferedRelease, RolloutOffers } from './rollout-offers.js'
 import type { ChangedMachine, RolloutRepository, RolloutRow } from './rollout-repository.js'
+import { gateReadiness, gateVerdict, type GateState, type KpiGate } from './kpi-gate.js'
+import type { PauseReason } from './pause-reasons.js'
 import { emptyCounts, ENDED_STATES, type MachineState, type RolloutCounts, type RolloutState } from './rollout-states.js'
 
 export interface RolloutEngineDeps {
@@ -29,6 +31,8 @@ const COUNTS_INTERVAL_S = 1
 const ABORTED_CHECK_EVERY = 10
 /** An offer unanswered this long by a machine that linked again since is presumed lost with the old link. */
 const UNANSWERED_OFFER_S = 10
+/** This instance checks the KPI gate of a waiting stage at most this often (each check reads every installed machine's placements). */
+const GATE_CHECK_INTERVAL_S = 1
 /** Who the audit names for decisions the rollout takes by itself. */
 export const ROLLOUT_ACTOR = 'fleetgate-rollouts'
 
@@ -43,6 +47,7 @@ export class RolloutEngine {
   private readonly task: PeriodicTask
   private release: OfferedRelease | undefined
   private passes = 0
+  private gateChecked: { key: string; at: number } | undefined
 
   constructor(private readonly deps: RolloutEngineDeps) {
     this.task = new PeriodicTask(
@@ -85,7 +90,9 @@ export class RolloutEngine {
 
   /** The rollout's `rollout` event with its current counts. */
   announce(row: RolloutRow, counts: RolloutCounts, state = row.state, stage = Number(row.stage)): void {
-    this.deps.events.publish(rolloutEvent({ rollout_id: row.rollout_id, release_id: row.release_id, state, stage, counts }))
+    const gate = (row.gate_state as GateState | null) ?? null
+    const pause_reason = state === 'paused' ? ((row.pause_reason as PauseReason | null) ?? 'manual') : null
+    this.deps.events.publish(rolloutEvent({ rollout_id: row.rollout_id, release_id: row.release_id, state, stage, counts, gate, pause_reason }))
   }
 
   private async pass(): Promise<void> {
@@ -131,26 +138,86 @@ export class RolloutEngine {
     if (stage >= Number(rollout.check_failures_from) && size > 0 && failed / size > Number(rollout.max_failure_ratio)) {
       // The pause and its audit record commit together.
       const paused = await inTransaction(this.deps.db, async (trx) => {
-        if (!(await repo.in(trx).pauseAtStage(id, stage, now))) return false
+        if (!(await repo.in(trx).pauseAtStage(id, stage, now, 'failures'))) return false
         await writeAudit(trx, {
           actor: ROLLOUT_ACTOR,
           action: 'rollout.pause',
           outcome: 'failure_threshold',
           release_id: rollout.release_id,
-          detail: { rollout_id: id, stage, failed, stage_size: size, max_failure_ratio: Number(rollout.max_failure_ratio) },
+          detail: { rollout_id: id, stage, pause_reason: 'failures', failed, stage_size: size, max_failure_ratio: Number(rollout.max_failure_ratio) },
         })
         return true
       })
       if (!paused) return undefined
       this.deps.log.warn({ rolloutId: id, stage, failed, size }, 'rollout paused: too many machines failed')
-      this.announce(rollout, counts, 'paused')
-      return { ...rollout, state: 'paused' }
+      const pausedRow: RolloutRow = { ...rollout, state: 'paused', pause_reason: 'failures' }
+      this.announce(pausedRow, counts)
+      return pausedRow
     }
+    let ended = rollout
     if (rollout.stage_ended_at === null) {
       await repo.markStageEnded(id, stage, now)
-      return this.advanceAfterSoak({ ...rollout, stage_ended_at: now }, stages, counts, now)
+      ended = { ...rollout, stage_ended_at: now }
     }
-    return this.advanceAfterSoak(rollout, stages, counts, now)
+    const gate = await this.kpiGate(ended, stage, stages, counts, now)
+    if (gate === 'wait') return undefined
+    if (gate !== 'open') return gate
+    return this.advanceAfterSoak(ended, stages, counts, now)
+  }
+
+  /**
+   * The KPI gate of the ended stage (§16), before the next stage opens: 'open' when there is none
+   * (no gate, the last stage, a stage accepted by a resume) or it passed; 'wait' while it waits for
+   * placements (checked at most every GATE_CHECK_INTERVAL_S by this instance) or another instance
+   * decided first; the paused rollout on a regression. Passing and pausing are compare-and-sets
+   * from `waiting` (or nothing yet), so one verdict is taken once; the pause commits with its audit record.
+   */
+  private async kpiGate(rollout: RolloutRow, stage: number, stages: number[], counts: RolloutCounts, now: number): Promise<'open' | 'wait' | RolloutRow> {
+    const { repo } = this.deps
+    const id = rollout.rollout_id
+    if (rollout.kpi_gate === null || stage >= stages.length - 1 || stage < Number(rollout.check_failures_from)) return 'open'
+    if (rollout.gate_state === 'passed') return 'open'
+    if (this.gateChecked?.key === `${id}/${stage}` && now - this.gateChecked.at < GATE_CHECK_INTERVAL_S) return 'wait'
+    this.gateChecked = { key: `${id}/${stage}`, at: now }
+    const gate = JSON.parse(rollout.kpi_gate) as KpiGate
+    const readiness = gateReadiness(gate, await repo.installedPlacements(id, stage), now - Number(rollout.stage_ended_at))
+    if (readiness.kind === 'waiting') {
+      if (await repo.setGateState(id, stage, 'waiting', now)) this.announce({ ...rollout, gate_state: 'waiting' }, counts)
+      return 'wait'
+    }
+    const compared = await Promise.all(
+      readiness.counted.map(async (m) => ({ after: m.after, before: await repo.placementsBefore(m.device_id, m.offered_at, m.after.placed + m.after.missed) })),
+    )
+    const verdict = gateVerdict(gate, compared)
+    if (verdict.kind === 'passed') {
+      if (!(await repo.setGateState(id, stage, 'passed', now))) return 'wait'
+      this.announce({ ...rollout, gate_state: 'passed' }, counts)
+      return 'open'
+    }
+    const paused = await inTransaction(this.deps.db, async (trx) => {
+      if (!(await repo.in(trx).pauseAtStage(id, stage, now, 'kpi_regression'))) return false
+      await writeAudit(trx, {
+        actor: ROLLOUT_ACTOR,
+        action: 'rollout.pause',
+        outcome: 'kpi_regression',
+        release_id: rollout.release_id,
+        detail: {
+          rollout_id: id,
+          stage,
+          pause_reason: 'kpi_regression',
+          machines: verdict.counted,
+          miss_rate_before: verdict.before_rate,
+          miss_rate_after: verdict.after_rate,
+          max_miss_rate_increase: gate.max_miss_rate_increase,
+        },
+      })
+      return true
+    })
+    if (!paused) return 'wait'
+    this.deps.log.warn({ rolloutId: id, stage, before: verdict.before_rate, after: verdict.after_rate }, 'rollout paused: the miss rate rose after installing')
+    const pausedRow: RolloutRow = { ...rollout, state: 'paused', pause_reason: 'kpi_regression', gate_state: 'regression' }
+    this.announce(pausedRow, counts)
+    return pausedRow
   }
 
   private async advanceAfterSoak(rollout: RolloutRow, stages: number[], counts: RolloutCounts, now: number): Promise<RolloutRow | undefined> {
@@ -165,7 +232,7 @@ export class RolloutEngine {
     }
     const opened = await this.deps.repo.openNextStage(id, stage, now)
     if (!opened) return undefined
-    const next = { ...rollout, stage: stage + 1, stage_ended_at: null }
+    const next = { ...rollout, stage: stage + 1, stage_ended_at: null, gate_state: null }
     const moved = { ...counts, pending: counts.pending - opened.length, waiting: counts.waiting + opened.length }
     this.announce(next, moved)
     for (const machine of opened) this.machineChanged(id, machine)

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { eventSchema } from '../../events/event-envelope.js'
 import { nowSeconds } from '../../lib/time.js'
+import { GATE_STATES, type GateState } from './kpi-gate.js'
+import { PAUSE_REASONS, type PauseReason } from './pause-reasons.js'
 import { MACHINE_STATES, RolloutCounts, ROLLOUT_STATES, type MachineState, type RolloutState } from './rollout-states.js'
 
 /** `data` of `event: rollout`: created, state or stage changed, or counts changed (at most once a second). */
@@ -10,6 +12,8 @@ export const RolloutEventData = Type.Object({
   state: Type.Union(ROLLOUT_STATES.map((s) => Type.Literal(s))),
   stage: Type.Integer({ description: 'Index of the open stage' }),
   counts: RolloutCounts,
+  gate: Type.Union([...GATE_STATES.map((s) => Type.Literal(s)), Type.Null()], { description: 'The KPI gate of the ended stage (§16), as on the rollout' }),
+  pause_reason: Type.Union([...PAUSE_REASONS.map((s) => Type.Literal(s)), Type.Null()], { description: 'Why it is paused (null unless paused)' }),
   at: Type.Number({ description: 'Event time (s since epoch)' }),
 })
 export const RolloutEvent = eventSchema('rollout', RolloutEventData)
@@ -28,9 +32,17 @@ export const RolloutDeviceEventData = Type.Object({
 export const RolloutDeviceEvent = eventSchema('rollout-device', RolloutDeviceEventData)
 export type RolloutDeviceEvent = Static<typeof RolloutDeviceEvent>
 
-export const rolloutEvent = (r: { rollout_id: string; release_id: string; state: RolloutState; stage: number; counts: RolloutCounts }): RolloutEvent => ({
+export const rolloutEvent = (r: {
+  rollout_id: string
+  release_id: string
+  state: RolloutState
+  stage: number
+  counts: RolloutCounts
+  gate: GateState | null
+  pause_reason: PauseReason | null
+}): RolloutEvent => ({
   kind: 'rollout',
-  data: { rollout_id: r.rollout_id, release_id: r.release_id, state: r.state, stage: r.stage, counts: r.counts, at: nowSeconds() },
+  data: { rollout_id: r.rollout_id, release_id: r.release_id, state: r.state, stage: r.stage, counts: r.counts, gate: r.gate, pause_reason: r.pause_reason, at: nowSeconds() },
 })
 
 export const rolloutDeviceEvent = (d: {

@@ -1,11 +1,13 @@
 import type { Static } from '@sinclair/typebox'
-import { sql, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely'
 import { AppError } from '../../errors.js'
 import type { DatabaseClock } from '../../storage/database-clock.js'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Database } from '../../storage/database.js'
 import type { Db } from '../../storage/storage.js'
 import { inTransaction } from '../../storage/transaction.js'
+import type { GateState, InstalledMachine, KpiGate } from './kpi-gate.js'
+import type { PauseReason } from './pause-reasons.js'
 import type { Rollout as RolloutSchema } from './rollout-schemas.js'
 import {
   emptyCounts,
@@ -37,6 +39,8 @@ export interface NewRollout {
   created_by: string
   /** The selector the machines were resolved from (§15), recorded as given. */
   selector?: string | null
+  /** The KPI gate (§16), if any. */
+  kpi_gate?: KpiGate | null
   /** Machine ids in the rollout's stable order, with the stage of each. */
   machines: { device_id: string; stage: number }[]
   now: number
@@ -49,6 +53,9 @@ type RolloutStateColumn = { state: RolloutState }
 type MachineStateColumn = { state: MachineState }
 
 const INSERT_CHUNK = 500
+/** Events read at a time when walking a machine's placements back from its offer. */
+const PLACEMENTS_PAGE = 200
+
 const CHANGED_COLUMNS = ['device_id', 'stage', 'state', 'progress', 'error'] as const
 
 /**
@@ -93,6 +100,9 @@ export class RolloutRepository {
           created_at: r.now,
           created_by: r.created_by,
           selector: r.selector ?? null,
+          kpi_gate: r.kpi_gate ? JSON.stringify(r.kpi_gate) : null,
+          gate_state: null,
+          pause_reason: null,
           updated_at: r.now,
         })
         .onConflict((oc) => oc.column('active_slot').doNothing())
@@ -196,12 +206,16 @@ export class RolloutRepository {
     return result
   }
 
-  /** Takes a rollout transition; false when the rollout was not in a state it leaves (another decision came first). */
-  async transition(rolloutId: string, move: RolloutTransition, now: number, extra: { check_failures_from?: number } = {}): Promise<boolean> {
+  /**
+   * Takes a rollout transition; false when the rollout was not in a state it leaves (another
+   * decision came first). A pause records its reason (`manual` unless given); any other move clears it.
+   */
+  async transition(rolloutId: string, move: RolloutTransition, now: number, extra: { check_failures_from?: number; pause_reason?: PauseReason } = {}): Promise<boolean> {
     const active = move.to === 'running' || move.to === 'paused'
+    const { pause_reason = 'manual', ...rest } = extra
     const result = await this.db
       .updateTable('rollouts')
-      .set({ state: move.to, active_slot: active ? 1 : null, updated_at: now, ...extra })
+      .set({ state: move.to, active_slot: active ? 1 : null, updated_at: now, pause_reason: move.to === 'paused' ? pause_reason : null, ...rest })
       .where('rollout_id', '=', rolloutId)
       .where('state', 'in', move.from)
       .executeTakeFirst()
@@ -210,12 +224,82 @@ export class RolloutRepository {
 
   /** Completes a running rollout at stage `stage`; false when another decision came first. */
   complete(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.complete, { updated_at: now })
+    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.complete, { updated_at: now, pause_reason: null })
   }
 
-  /** Pauses a running rollout whose stage `stage` failed too often; false when another decision came first. */
-  pauseAtStage(rolloutId: string, stage: number, now: number): Promise<boolean> {
-    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.pause, { updated_at: now })
+  /** Pauses a running rollout at stage `stage` (too many failed, or its KPI gate found a regression); false when another decision came first. */
+  pauseAtStage(rolloutId: string, stage: number, now: number, reason: Exclude<PauseReason, 'manual'>): Promise<boolean> {
+    return this.decideAtStage(rolloutId, stage, ROLLOUT_MOVES.pause, { updated_at: now, pause_reason: reason, ...(reason === 'kpi_regression' ? { gate_state: 'regression' as const } : {}) })
+  }
+
+  /**
+   * Records what the KPI gate of the ended stage `stage` is doing, a compare-and-set from the gate
+   * states that may lead there (GATE_TRANSITIONS); true when this call changed it (every instance
+   * may compute the same; the one whose write took announces it).
+   */
+  async setGateState(rolloutId: string, stage: number, state: GateState, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('rollouts')
+      .set({ gate_state: state, updated_at: now })
+      .where('rollout_id', '=', rolloutId)
+      .where('stage', '=', stage)
+      .where('state', '=', 'running')
+      .where((eb) => gateLeaving(eb, GATE_TRANSITIONS[state]))
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /**
+   * The installed machines of stage `stage`: placed and missed of their `placements` events from
+   * their `installed` report on, and whether they reported any before their offer. One statement.
+   */
+  async installedPlacements(rolloutId: string, stage: number): Promise<InstalledMachine[]> {
+    const { rows } = await sql<{ device_id: string; offered_at: number; placed: unknown; missed: unknown; placed_before: unknown }>`
+      select d.device_id, d.offered_at,
+        (select coalesce(sum(e.placed), 0) from production_events e where e.device_id = d.device_id and e.kind = 'placements' and e.ts >= d.installed_at) as placed,
+        (select coalesce(sum(e.missed), 0) from production_events e where e.device_id = d.device_id and e.kind = 'placements' and e.ts >= d.installed_at) as missed,
+        case when exists (select 1 from production_events e where e.device_id = d.device_id and e.kind = 'placements' and e.ts < d.offered_at) then 1 else 0 end as placed_before
+      from rollout_devices d
+      where d.rollout_id = ${rolloutId} and d.stage = ${stage} and d.state = 'installed' and d.installed_at is not null and d.offered_at is not null`.execute(this.db)
+    return rows.map((r) => ({
+      device_id: r.device_id,
+      offered_at: Number(r.offered_at),
+      after: { placed: Number(r.placed), missed: Number(r.missed) },
+      placedBefore: Number(r.placed_before) === 1,
+    }))
+  }
+
+  /**
+   * Placed and missed of one machine's `placements` events just before `offeredAt`, newest first,
+   * until they add up to at least `placements` (or there are no more).
+   */
+  async placementsBefore(deviceId: string, offeredAt: number, placements: number): Promise<{ placed: number; missed: number }> {
+    const counts = { placed: 0, missed: 0 }
+    let cursor: { ts: number; event_id: string } | undefined
+    for (;;) {
+      let query = this.db
+        .selectFrom('production_events')
+        .select(['ts', 'event_id', 'placed', 'missed'])
+        .where('device_id', '=', deviceId)
+        .where('kind', '=', 'placements')
+        .where('ts', '<', offeredAt)
+        .orderBy('ts', 'desc')
+        .orderBy('event_id', 'desc')
+        .limit(PLACEMENTS_PAGE)
+      if (cursor) {
+        const c = cursor
+        query = query.where((eb) => eb.or([eb('ts', '<', c.ts), eb.and([eb('ts', '=', c.ts), eb('event_id', '<', c.event_id)])]))
+      }
+      const rows = await query.execute()
+      for (const row of rows) {
+        counts.placed += Number(row.placed ?? 0)
+        counts.missed += Number(row.missed ?? 0)
+        if (counts.placed + counts.missed >= placements) return counts
+      }
+      if (rows.length < PLACEMENTS_PAGE) return counts
+      const last = rows[rows.length - 1]!
+      cursor = { ts: Number(last.ts), event_id: last.event_id }
+    }
   }
 
   /** Records that every machine of stage `stage` ended (the soak starts now); the state does not change. */
@@ -231,15 +315,17 @@ export class RolloutRepository {
   }
 
   /** A transition of the rollout taken only while it is at stage `stage`. */
-  private async decideAtStage(rolloutId: string, stage: number, move: RolloutTransition, set: { updated_at: number }): Promise<boolean> {
+  private async decideAtStage(rolloutId: string, stage: number, move: RolloutTransition, set: { updated_at: number; pause_reason: PauseReason | null; gate_state?: GateState }): Promise<boolean> {
     const active = move.to === 'running' || move.to === 'paused'
-    const result = await this.db
+    let query = this.db
       .updateTable('rollouts')
       .set({ ...set, state: move.to, active_slot: active ? 1 : null })
       .where('rollout_id', '=', rolloutId)
       .where('stage', '=', stage)
       .where('state', 'in', move.from)
-      .executeTakeFirst()
+    // A regression is a verdict of the gate: taken only where it has not passed.
+    if (set.gate_state !== undefined) query = query.where((eb) => gateLeaving(eb, GATE_TRANSITIONS[set.gate_state!]))
+    const result = await query.executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
 
@@ -248,7 +334,7 @@ export class RolloutRepository {
     return inTransaction(this.db, async (trx) => {
       const moved = await trx
         .updateTable('rollouts')
-        .set({ stage: stage + 1, stage_opened_at: now, stage_ended_at: null, updated_at: now })
+        .set({ stage: stage + 1, stage_opened_at: now, stage_ended_at: null, gate_state: null, updated_at: now })
         .where('rollout_id', '=', rolloutId)
         .where('state', '=', 'running')
         .where('stage', '=', stage)
@@ -421,6 +507,7 @@ export class RolloutRepository {
             answered_at: now,
             updated_at: now,
             ...(move.to === 'waiting' ? { next_try_at: this.clock.shifted(retrySeconds) } : {}),
+            ...(move.to === 'installed' ? { installed_at: now } : {}),
           })
           .where('rollout_id', '=', rolloutId)
           .where('device_id', '=', deviceId)
@@ -483,6 +570,23 @@ async function shiftTallies(db: Db, rolloutId: string, moved: readonly { stage: 
   }
 }
 
+/**
+ * Where the KPI gate of an ended stage may go from (NULL: not checked yet): it waits, then passes
+ * or finds a regression, once. Opening the next stage clears it.
+ */
+export const GATE_TRANSITIONS: Record<GateState, readonly (GateState | null)[]> = {
+  waiting: [null],
+  passed: [null, 'waiting'],
+  regression: [null, 'waiting'],
+}
+
+function gateLeaving(eb: ExpressionBuilder<Database, 'rollouts'>, from: readonly (GateState | null)[]) {
+  const named = from.filter((s): s is GateState => s !== null)
+  const conditions = from.includes(null) ? [eb('gate_state', 'is', null)] : []
+  if (named.length > 0) conditions.push(eb('gate_state', 'in', named))
+  return eb.or(conditions)
+}
+
 /** The API's view of a rollout row. */
 export function rolloutView(row: RolloutRow, counts: RolloutCounts): Rollout {
   return {
@@ -497,6 +601,9 @@ export function rolloutView(row: RolloutRow, counts: RolloutCounts): Rollout {
     created_at: Number(row.created_at),
     created_by: row.created_by,
     selector: row.selector ?? null,
+    kpi_gate: row.kpi_gate === null ? null : (JSON.parse(row.kpi_gate) as KpiGate),
+    gate: (row.gate_state as GateState | null) ?? null,
+    pause_reason: row.state === 'paused' ? ((row.pause_reason as PauseReason | null) ?? 'manual') : null,
     counts,
     targeted: Number(row.targeted),
   }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Id } from '@fleetgate/device-agent/protocol'
+import { GATE_STATES } from './kpi-gate.js'
+import { PAUSE_REASONS } from './pause-reasons.js'
 import { MACHINE_STATES, RolloutCounts, ROLLOUT_STATES } from './rollout-states.js'
 
 export const DEFAULT_STAGES = [10, 100]
@@ -24,6 +26,22 @@ export const CreateRolloutBody = Type.Object({
   ),
   max_failure_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'A stage whose failed share exceeds this pauses the rollout (default 0.1)' })),
   soak_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 86400, description: 'Wait after a stage ends before the next opens (default 0)' })),
+  kpi_gate: Type.Optional(
+    Type.Object(
+      {
+        max_miss_rate_increase: Type.Number({ minimum: 0, maximum: 1, description: 'The ended stage’s miss rate after installing minus before the offer may be at most this' }),
+        min_placements: Type.Optional(Type.Integer({ minimum: 1, description: 'Placements (placed + missed) each machine makes after installing before it counts (default 1000)' })),
+        wait_seconds: Type.Optional(Type.Number({ minimum: 0, description: 'After this long since the stage ended, only machines with enough placements count (default 86400)' })),
+      },
+      { additionalProperties: false, description: 'Watch production (§16): pause with kpi_regression when the miss rate rises' },
+    ),
+  ),
+})
+
+export const KpiGateSchema = Type.Object({
+  max_miss_rate_increase: Type.Number(),
+  min_placements: Type.Integer(),
+  wait_seconds: Type.Number(),
 })
 
 export const Rollout = Type.Object({
@@ -38,6 +56,13 @@ export const Rollout = Type.Object({
   created_at: Type.Number({ description: 'Seconds since epoch' }),
   created_by: Type.String(),
   selector: Type.Union([Type.String(), Type.Null()], { description: 'The selector the machines were resolved from; null when created from ids or every machine' }),
+  kpi_gate: Type.Union([KpiGateSchema, Type.Null()], { description: 'The KPI gate given at creation (§16), with its defaults; null: none' }),
+  gate: Type.Union([...GATE_STATES.map((s) => Type.Literal(s)), Type.Null()], {
+    description: 'The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate',
+  }),
+  pause_reason: Type.Union([...PAUSE_REASONS.map((s) => Type.Literal(s)), Type.Null()], {
+    description: 'Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused',
+  }),
   counts: RolloutCounts,
   targeted: Type.Integer(),
 })

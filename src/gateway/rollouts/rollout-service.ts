@@ -11,6 +11,7 @@ import type { RolloutEngine } from './rollout-engine.js'
 import { rolloutView, type Rollout, type RolloutRepository, type RolloutRow } from './rollout-repository.js'
 import { CreateRolloutBody, DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES, MAX_TARGETED } from './rollout-schemas.js'
 import { ROLLOUT_MOVES } from './rollout-states.js'
+import { KPI_GATE_DEFAULTS } from './kpi-gate.js'
 import { stableOrder, stageOfPositions, stagesMessage } from './stage-membership.js'
 
 export interface RolloutServiceDeps {
@@ -36,6 +37,7 @@ export class RolloutService {
     if (problem) throw new AppError('bad_request', problem)
     const release = await findReleaseSummary(this.deps.db, body.release_id)
     if (!release) throw new AppError('not_found', `No release ${body.release_id}`)
+    const kpiGate = body.kpi_gate === undefined ? null : { ...KPI_GATE_DEFAULTS, ...body.kpi_gate }
     const targets = await this.targets(body)
     if (await repo.findActive()) throw activeConflict()
     const rolloutId = `ro-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
@@ -52,6 +54,7 @@ export class RolloutService {
         soak_seconds: body.soak_seconds ?? 0,
         created_by: actor,
         selector: body.selector ?? null,
+        kpi_gate: kpiGate,
         machines: order.map((device_id, i) => ({ device_id, stage: stageOf[i]! })),
         now: await repo.clock.read(trx),
       })
@@ -61,7 +64,7 @@ export class RolloutService {
         action: 'rollout.create',
         outcome: 'created',
         release_id: release.release_id,
-        detail: { rollout_id: rolloutId, targeted: order.length, ...(body.selector !== undefined ? { selector: body.selector } : {}), stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds) },
+        detail: { rollout_id: rolloutId, targeted: order.length, ...(body.selector !== undefined ? { selector: body.selector } : {}), stages, max_failure_ratio: Number(created.max_failure_ratio), soak_seconds: Number(created.soak_seconds), ...(kpiGate ? { kpi_gate: kpiGate } : {}) },
       })
       return created
     })
@@ -77,7 +80,8 @@ export class RolloutService {
     const row = await this.find(rolloutId)
     const move = ACTIONS[action]
     // A resume accepts the failures of the open stage: only stages opened after it are checked again (§14).
-    const extra = action === 'resume' ? { check_failures_from: Number(row.stage) + 1 } : {}
+    // The same holds for the KPI gate of the open stage. A pause by hand is `manual`.
+    const extra = action === 'resume' ? { check_failures_from: Number(row.stage) + 1 } : action === 'pause' ? { pause_reason: 'manual' as const } : {}
     // The transition and its audit record commit together.
     const moved = await inTransaction(this.deps.db, async (trx) => {
       if (!(await repo.in(trx).transition(rolloutId, move, await repo.clock.read(trx), extra))) return false
@@ -89,7 +93,7 @@ export class RolloutService {
       throw new AppError('conflict', `Rollout ${rolloutId} is ${current}: it cannot ${action}`, { state: current })
     }
     const rollout = await this.view(await this.find(rolloutId))
-    engine.announce(row, rollout.counts, rollout.state, rollout.stage)
+    engine.announce({ ...row, pause_reason: rollout.pause_reason, gate_state: rollout.gate }, rollout.counts, rollout.state, rollout.stage)
     if (move.to === 'running') engine.nudge()
     return rollout
   }

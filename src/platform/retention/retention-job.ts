@@ -34,6 +34,11 @@ export interface RetentionParts {
   logRetentionDays: number
   /** The database's clock: dates the expiry of login counters, rate-limit hits and revoked sessions (not pruned without it). */
   clock?: DatabaseClock
+  /**
+   * Prunes production data (§16) past its retention, resting between batches as told; answers
+   * the rows deleted. Not pruned without it.
+   */
+  production?: (now: number, batch: number, rest: (startedAt: number) => Promise<boolean>) => Promise<number>
   /** Runs a pass unless another instance runs one (resolves undefined then); default: always runs. */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T | undefined>
 }
@@ -43,6 +48,8 @@ export interface RetentionResult {
   logs: number
   /** Expired login counters, rate-limit hits and revoked sessions deleted. */
   limits: number
+  /** Production events, state rows, hourly and daily figures and jobs deleted. */
+  production: number
 }
 
 /**
@@ -61,7 +68,7 @@ export class RetentionJob {
     this.task = new PeriodicTask(
       async (signal) => {
         const r = await this.runExclusive(Date.now(), signal)
-        if (r && r.telemetry + r.logs + r.limits > 0) log.info({ pruned: r }, 'platform retention pruned old rows')
+        if (r && r.telemetry + r.logs + r.limits + r.production > 0) log.info({ pruned: r }, 'platform retention pruned old rows')
       },
       (err) => log.error({ err }, 'platform retention failed'),
     )
@@ -74,7 +81,10 @@ export class RetentionJob {
       telemetry: await pruneInBatches((n, from) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n, from), signal),
       logs: await pruneInBatches((n, from) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n, from), signal),
       limits: 0,
+      production: 0,
     }
+    if (signal?.aborted) return result
+    if (this.parts.production) result.production = await this.parts.production(now, PRUNE_BATCH, (started) => rest(started, signal))
     if (signal?.aborted) return result
     await commands.sweep()
     await deleteExpiredBindCodes(db, now)
@@ -111,10 +121,16 @@ async function pruneInBatches(prune: (batch: number, from: number | undefined) =
     total += step.deleted
     if (step.deleted < PRUNE_BATCH) return total
     from = step.newest
-    try {
-      await pause(Math.max(MIN_PRUNE_PAUSE_MS, performance.now() - started), undefined, { signal })
-    } catch {
-      return total // stopped while resting
-    }
+    if (!(await rest(started, signal))) return total
+  }
+}
+
+/** Rests after a batch that began at `started` (see MIN_PRUNE_PAUSE_MS); false when stopped meanwhile. */
+async function rest(started: number, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await pause(Math.max(MIN_PRUNE_PAUSE_MS, performance.now() - started), undefined, { signal })
+    return true
+  } catch {
+    return false // stopped while resting
   }
 }

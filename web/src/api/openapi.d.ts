@@ -4541,6 +4541,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4592,6 +4602,15 @@ export interface paths {
                         max_failure_ratio?: number;
                         /** @description Wait after a stage ends before the next opens (default 0) */
                         soak_seconds?: number;
+                        /** @description Watch production (§16): pause with kpi_regression when the miss rate rises */
+                        kpi_gate?: {
+                            /** @description The ended stage’s miss rate after installing minus before the offer may be at most this */
+                            max_miss_rate_increase: number;
+                            /** @description Placements (placed + missed) each machine makes after installing before it counts (default 1000) */
+                            min_placements?: number;
+                            /** @description After this long since the stage ended, only machines with enough placements count (default 86400) */
+                            wait_seconds?: number;
+                        };
                     };
                 };
             };
@@ -4619,6 +4638,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4698,6 +4727,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4787,6 +4826,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4864,6 +4913,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -4941,6 +5000,16 @@ export interface paths {
                                 created_by: string;
                                 /** @description The selector the machines were resolved from; null when created from ids or every machine */
                                 selector: string | null;
+                                /** @description The KPI gate given at creation (§16), with its defaults; null: none */
+                                kpi_gate: {
+                                    max_miss_rate_increase: number;
+                                    min_placements: number;
+                                    wait_seconds: number;
+                                } | null;
+                                /** @description The KPI gate of the open stage once it ended: waiting (for placements), passed, regression; null before it ended or without a gate */
+                                gate: "waiting" | "passed" | "regression" | (never | null);
+                                /** @description Why a paused rollout is paused: manual (an administrator), failures (max_failure_ratio), kpi_regression (the KPI gate); null unless paused */
+                                pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
                                 /** @description Targeted machines per state */
                                 counts: {
                                     pending: number;
@@ -7783,12 +7852,12 @@ export interface paths {
         };
         /**
          * Live event stream (Server-Sent Events)
-         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device, machine-state) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent, MachineStateEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device` and `device-status` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.
+         * @description Server-Sent Events (contract §11). The first line is `retry: 3000`; each event has an `id:` increasing within the stream, an `event:` name (device, device-status, binding, release, platform-device, command, rollout, rollout-device, machine-state) and a one-line JSON `data:`, described by its schema in `components.schemas` (DeviceEvent, DeviceStatusEvent, BindingEvent, ReleaseEvent, PlatformDeviceEvent, CommandEvent, RolloutEvent, RolloutDeviceEvent, MachineStateEvent); a `: keep-alive` comment comes at least every 15 s. Admins see every event; other users see `device`, `device-status` and `machine-state` of the devices bound to them and their own `binding` events. At most 10 open streams per user (429). The stream ends when the token expires. See docs/events.md.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description Limits device, device-status, platform-device and command events to these device ids; binding and release events are not filtered */
+                    /** @description Limits device, device-status, machine-state, platform-device and command events to these device ids; binding and release events are not filtered */
                     device_id?: string[];
                 };
                 header?: never;
@@ -7918,6 +7987,10 @@ export interface components {
                 installed: number;
                 failed: number;
             };
+            /** @description The KPI gate of the ended stage (§16), as on the rollout */
+            gate: "waiting" | "passed" | "regression" | (never | null);
+            /** @description Why it is paused (null unless paused) */
+            pause_reason: "manual" | "failures" | "kpi_regression" | (never | null);
             /** @description Event time (s since epoch) */
             at: number;
         };

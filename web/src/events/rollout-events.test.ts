@@ -10,7 +10,7 @@ const counts = (over: Partial<RolloutCounts> = {}): RolloutCounts => ({
 })
 const rollout = (id: string, over: Partial<Rollout> = {}): Rollout => ({
   rollout_id: id, release_id: 'rel-7', display_version: '1.4.2-7', state: 'running', stage: 0, stages: [50, 100],
-  max_failure_ratio: 0.1, soak_seconds: 0, created_at: 1_700_000_000, created_by: 'root', selector: null, counts: counts({ pending: 2, waiting: 2 }), targeted: 4, ...over,
+  max_failure_ratio: 0.1, soak_seconds: 0, created_at: 1_700_000_000, created_by: 'root', selector: null, kpi_gate: null, gate: null, pause_reason: null, counts: counts({ pending: 2, waiting: 2 }), targeted: 4, ...over,
 })
 const machine = (id: string, stage = 0, state: RolloutDevice['state'] = 'waiting'): RolloutDevice => ({
   device_id: id, stage, state, progress: null, error: null, updated_at: 1_700_000_000,

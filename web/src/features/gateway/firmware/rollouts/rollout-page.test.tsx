@@ -8,7 +8,7 @@ import { RolloutPage } from './rollout-page'
 
 const rollout = (over: Partial<Rollout> = {}): Rollout => ({
   rollout_id: 'ro-1', release_id: 'rel-22', display_version: '1.4.2-22', state: 'running', stage: 0, stages: [50, 100], max_failure_ratio: 0.1,
-  soak_seconds: 0, created_at: 1_700_000_100, created_by: 'root', selector: null, targeted: 3,
+  soak_seconds: 0, created_at: 1_700_000_100, created_by: 'root', selector: null, kpi_gate: null, gate: null, pause_reason: null, targeted: 3,
   counts: { pending: 1, waiting: 0, offered: 0, downloading: 1, installing: 0, installed: 1, failed: 0 },
   ...over,
 })

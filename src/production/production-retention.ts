@@ -1,0 +1,111 @@
+import { sql } from 'kysely'
+import type { Storage } from '../storage/storage.js'
+
+const DAY_S = 86_400
+/** Hourly and daily figures and jobs are kept this long (§16: at least 2 years). */
+export const PRODUCTION_ROLLUP_RETENTION_DAYS = 730
+/** Machines per pass of statements: the deletes walk the (device_id, …) indexes of these machines. */
+const DEVICE_PAGE = 500
+
+export interface ProductionPruneOptions {
+  /** Raw events and state rows older than this are deleted (PRODUCTION_RETENTION_DAYS). */
+  rawDays: number
+  /** Rows per DELETE. */
+  batch: number
+  /** Rests between two DELETEs (see RetentionJob); resolves false when the pass is to stop. */
+  rest(startedAt: number): Promise<boolean>
+}
+
+/**
+ * Prunes production data past its retention (§16): raw events and state rows after
+ * `PRODUCTION_RETENTION_DAYS`, hourly and daily rows and jobs after 2 years. Each machine keeps
+ * its last state row before the cut-off (and so always its newest one): the state it was in
+ * then, which a late event (up to 30 days, inside the retention) splits. Walks the machines a
+ * page at a time, deleting along their (device_id, ts) indexes in small batches. Answers the
+ * rows deleted.
+ */
+export async function pruneProduction(storage: Storage, nowMs: number, options: ProductionPruneOptions): Promise<number> {
+  const { db, rowId } = storage
+  const now = nowMs / 1000
+  const rawCutoff = now - options.rawDays * DAY_S
+  const rollupCutoff = now - PRODUCTION_ROLLUP_RETENTION_DAYS * DAY_S
+  const id = sql.ref<string>(rowId)
+  let total = 0
+  let after: string | undefined
+  for (;;) {
+    const page = (
+      await db
+        .selectFrom('devices')
+        .select('device_id')
+        .$if(after !== undefined, (q) => q.where('device_id', '>', after!))
+        .orderBy('device_id')
+        .limit(DEVICE_PAGE)
+        .execute()
+    ).map((r) => r.device_id)
+    if (page.length === 0) return total
+    after = page.at(-1)
+    const deletes = [
+      () =>
+        db
+          .deleteFrom('production_events')
+          .where(id, 'in', db.selectFrom('production_events').select(id.as('row_id')).where('device_id', 'in', page).where('ts', '<', rawCutoff).limit(options.batch))
+          .executeTakeFirst(),
+      () =>
+        db
+          .deleteFrom('production_states')
+          .where(
+            id,
+            'in',
+            db
+              .selectFrom('production_states as s')
+              .select(sql.ref<string>(`s.${rowId}`).as('row_id'))
+              .where('s.device_id', 'in', page)
+              .where('s.ts', '<', rawCutoff)
+              .where(({ exists, selectFrom }) =>
+                exists(
+                  selectFrom('production_states as later')
+                    .select('later.ts')
+                    .whereRef('later.device_id', '=', 's.device_id')
+                    .whereRef('later.ts', '>', 's.ts')
+                    .where('later.ts', '<', rawCutoff),
+                ),
+              )
+              .limit(options.batch),
+          )
+          .executeTakeFirst(),
+      () =>
+        db
+          .deleteFrom('production_hourly')
+          .where(id, 'in', db.selectFrom('production_hourly').select(id.as('row_id')).where('device_id', 'in', page).where('hour_start', '<', rollupCutoff).limit(options.batch))
+          .executeTakeFirst(),
+      () =>
+        db
+          .deleteFrom('production_daily')
+          .where(id, 'in', db.selectFrom('production_daily').select(id.as('row_id')).where('device_id', 'in', page).where('day_start', '<', rollupCutoff).limit(options.batch))
+          .executeTakeFirst(),
+      () =>
+        db
+          .deleteFrom('production_jobs')
+          .where(
+            id,
+            'in',
+            db
+              .selectFrom('production_jobs')
+              .select(id.as('row_id'))
+              .where('device_id', 'in', page)
+              .where((eb) => eb(eb.fn.coalesce('ended_at', 'started_at'), '<', rollupCutoff))
+              .limit(options.batch),
+          )
+          .executeTakeFirst(),
+    ]
+    for (const remove of deletes) {
+      for (;;) {
+        const started = performance.now()
+        const deleted = Number((await remove()).numDeletedRows)
+        total += deleted
+        if (deleted < options.batch) break
+        if (!(await options.rest(started))) return total
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ProductionStore } from '../../../src/production/production-store.js'
+import { DIALECTS } from '../../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js'
+import { insertMachine } from './production-rows.js'
+
+const STATES = ['productive', 'standby', 'engineering', 'scheduled_down', 'unscheduled_down', 'non_scheduled'] as const
+const H = 3600
+const DAY = 86400
+
+/**
+ * What the ingest side stores (through its own store: raw events, state sequence, rollups) read
+ * back over the API equals the figures computed straight from the events, whatever part of a
+ * window comes from daily rows, hourly rows or raw events.
+ */
+describe.each(DIALECTS)('production figures read back from what was ingested (§16) on %s', (dialect) => {
+  let gw: GatewayApp
+  const base = Math.floor(Date.now() / 1000 / H) * H - 3 * DAY + 1234.5
+  const states: { ts: number; state: string }[] = []
+  const placements: { ts: number; placed: number; missed: number }[] = []
+
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect)
+    await insertMachine(gw.storage.db, 'rb-1', 3000)
+    const store = new ProductionStore(gw.storage)
+    const events: Record<string, unknown>[] = []
+    // Two days of state changes every 37 minutes, placements every 13 minutes; deterministic.
+    for (let i = 0, ts = base; ts < base + 2 * DAY; i++, ts += 37 * 60 + (i % 5) * 11.25) {
+      const state = STATES[(i * 7) % STATES.length]!
+      states.push({ ts, state })
+      events.push({ id: `s-${i}`, ts, kind: 'state', state })
+    }
+    for (let i = 0, ts = base + 60; ts < base + 2 * DAY; i++, ts += 13 * 60 + (i % 3) * 7) {
+      const p = { ts, placed: 300 + (i % 11) * 10, missed: i % 4 }
+      placements.push(p)
+      events.push({ id: `p-${i}`, ts, kind: 'placements', placed: p.placed, missed: p.missed, feeders: [{ feeder: `F${i % 3}`, placed: p.placed, missed: p.missed }] })
+    }
+    for (let i = 0; i < events.length; i += 400) {
+      const stored = await store.storeFrame('rb-1', events.slice(i, i + 400) as never)
+      expect(stored.rejected).toEqual([])
+    }
+  })
+  afterAll(async () => {
+    await gw?.close()
+  })
+
+  /** The figures straight from the events, over [from, to) with `to` before now (the last state's open interval is cut at `to`). */
+  function reference(from: number, to: number) {
+    const seconds: Record<string, number> = Object.fromEntries(STATES.map((s) => [s, 0]))
+    for (let i = 0; i < states.length; i++) {
+      const start = states[i]!.ts
+      const end = i + 1 < states.length ? states[i + 1]!.ts : Infinity
+      seconds[states[i]!.state]! += Math.max(0, Math.min(end, to) - Math.max(start, from))
+    }
+    const inside = placements.filter((p) => p.ts >= from && p.ts < to)
+    return { seconds, placed: inside.reduce((n, p) => n + p.placed, 0), missed: inside.reduce((n, p) => n + p.missed, 0) }
+  }
+
+  async function figures(from: number, to: number) {
+    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/devices/rb-1/production?from=${from}&to=${to}`, headers: { authorization: await gw.auth('root') } })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json()
+  }
+
+  it.each([
+    ['within one hour', 2 * H + 100.25, 2 * H + 1900.5],
+    ['across hours, no whole day', 1000.5, DAY + 5000.25],
+    ['across a whole UTC day', -3000, 2 * DAY - 10],
+    ['from before the first event', -DAY, DAY],
+  ])('%s', async (_name, fromOffset, toOffset) => {
+    const from = base + fromOffset
+    const to = base + toOffset
+    const expected = reference(from, to)
+    const body = await figures(from, to)
+    for (const state of STATES) expect(body.seconds[state], state).toBeCloseTo(expected.seconds[state]!, 3)
+    const known = STATES.reduce((n, s) => n + expected.seconds[s]!, 0)
+    expect(body.seconds.offline).toBeCloseTo(to - from - known, 3)
+    expect(body.placed).toBe(expected.placed)
+    expect(body.missed).toBe(expected.missed)
+    expect(body.feeders.reduce((n: number, f: { placed: number }) => n + f.placed, 0)).toBe(expected.placed)
+  })
+
+  it('adds the last state’s open interval up to now', async () => {
+    const from = base + 2 * DAY - 2 * H
+    const before = Date.now() / 1000
+    const body = await figures(from, before + DAY)
+    const after = Date.now() / 1000
+    const last = states.at(-1)!
+    const lower = reference(from, before).seconds[last.state]!
+    const upper = reference(from, after).seconds[last.state]!
+    expect(body.seconds[last.state]).toBeGreaterThanOrEqual(lower - 1e-3)
+    expect(body.seconds[last.state]).toBeLessThanOrEqual(upper + 1e-3)
+  })
+
+  it('splits the same figures into day buckets', async () => {
+    const from = base - 3000
+    const to = base + 2 * DAY - 10
+    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/devices/rb-1/production/series?from=${from}&to=${to}&bucket=day`, headers: { authorization: await gw.auth('root') } })
+    const buckets = res.json().buckets as { start: number; placed: number; seconds: Record<string, number> }[]
+    for (const b of buckets) {
+      const expected = reference(Math.max(from, b.start), Math.min(to, b.start + DAY))
+      expect(b.placed).toBe(expected.placed)
+      for (const state of STATES) expect(b.seconds[state], `${b.start} ${state}`).toBeCloseTo(expected.seconds[state]!, 3)
+    }
+    expect(buckets.reduce((n, b) => n + b.placed, 0)).toBe(reference(from, to).placed)
+  })
+})
