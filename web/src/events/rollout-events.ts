@@ -45,20 +45,12 @@ export function putRollout(client: QueryClient, rollout: Rollout): void {
  * machines may still report): nothing to do.
  */
 export function applyRolloutEvent(client: QueryClient, event: RolloutEvent): void {
-  // §16's KPI gate: the event may name the gate's state and why the rollout paused; they change in place too.
-  const gated = event as RolloutEvent & { gate?: string | null; pause_reason?: string | null }
-  const patch: Partial<Rollout> & { gate?: string | null; pause_reason?: string | null } = { state: event.state, stage: event.stage, counts: event.counts }
-  if ('gate' in gated) patch.gate = gated.gate
-  // §16: a `rollout` event names a KPI pause; one that names none is no KPI pause (an old reason must not stay).
-  patch.pause_reason = gated.pause_reason ?? null
+  // §16: the event says how the KPI gate of the ended stage stands and why a rollout paused.
+  const patch: Partial<Rollout> = { state: event.state, stage: event.stage, counts: event.counts, gate: event.gate, pause_reason: event.pause_reason }
   const listed = patchRollout(client, event.rollout_id, patch)
   if (listed) refetchIfFetching(client, rolloutKeys.lists())
   else if (event.state === 'running' || event.state === 'paused') void client.invalidateQueries({ queryKey: rolloutKeys.lists() })
-  // A gated rollout's event that does not say how its gate stands: the open rollout page reads it again.
-  const cached = client.getQueryData<InfiniteData<RolloutDetail>>(rolloutKeys.detail(event.rollout_id))?.pages[0]?.rollout as { kpi_gate?: unknown } | undefined
-  if (cached?.kpi_gate && !('gate' in gated)) {
-    void client.invalidateQueries({ queryKey: rolloutKeys.detail(event.rollout_id) }, { cancelRefetch: false })
-  } else refetchIfFetching(client, rolloutKeys.detail(event.rollout_id))
+  refetchIfFetching(client, rolloutKeys.detail(event.rollout_id))
 }
 
 /** How often a rollout's machine list may be refetched because of a machine the loaded pages lack. */

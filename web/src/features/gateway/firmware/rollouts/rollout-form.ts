@@ -1,4 +1,5 @@
 import { stagesProblem } from '../../../../../../src/gateway/rollouts/rollout-rules'
+import type { StartRolloutBody } from '../../../../api/types'
 /**
  * The "Start rollout" dialog's text fields, read the way the server will judge them (contract
  * §14): `stages` 1–20 strictly ascending whole percentages from 1 to 100, the last 100;
@@ -64,15 +65,10 @@ export function parseFailureRatio(text: string): Parsed<number, RatioProblem> {
 }
 
 /**
- * The optional KPI gate of a rollout (§16 "Rollouts watch production"), mirroring §16 until the
- * server's OpenAPI lists it: before the next stage opens, the stage's miss rate after installing
- * may rise by at most `max_miss_rate_increase` over before.
+ * The optional KPI gate of a rollout (§16 "Rollouts watch production"): before the next stage
+ * opens, the stage's miss rate after installing may rise by at most `max_miss_rate_increase` over before.
  */
-export interface KpiGate {
-  max_miss_rate_increase: number
-  min_placements: number
-  wait_seconds: number
-}
+export type KpiGate = Required<NonNullable<StartRolloutBody['kpi_gate']>>
 export const DEFAULT_MIN_PLACEMENTS = '1000'
 export const DEFAULT_WAIT_SECONDS = '86400'
 

@@ -10,13 +10,7 @@ import { QueryState } from '../../../../components/ui/query-state'
 import { rolloutActionApplies, useChangeRollout } from './change-rollout'
 import { rolloutQuery } from './get-rollout'
 import { MachineStateText, RolloutStateText, machineStageText } from './rollout-cells'
-import type { KpiGate } from './rollout-form'
 
-/**
- * What §16 adds to a rollout (mirrored by hand until the generated types carry it): its KPI gate,
- * `gate: "waiting"` while a stage waits on it, and why it paused (`kpi_regression`).
- */
-type GatedRollout = Rollout & { kpi_gate?: KpiGate | null; gate?: string | null; pause_reason?: string | null }
 import './rollouts.css'
 
 /**
@@ -47,7 +41,7 @@ export function RolloutPage() {
   )
 }
 
-function RolloutSummary({ rollout }: { rollout: GatedRollout }) {
+function RolloutSummary({ rollout }: { rollout: Rollout }) {
   const { t } = useTranslation()
   const pauseOrResume = useChangeRollout(rollout.rollout_id)
   const abort = useChangeRollout(rollout.rollout_id)
@@ -78,10 +72,11 @@ function RolloutSummary({ rollout }: { rollout: GatedRollout }) {
       {rollout.state === 'paused' && rollout.pause_reason ? (
         <p className="rollout-pause-reason">
           {t('rollouts.pauseReasonLabel')}
-          {t(`rollouts.pauseReasons.${rollout.pause_reason}`, { defaultValue: rollout.pause_reason })}
+          {t(`rollouts.pauseReasons.${rollout.pause_reason}`)}
         </p>
       ) : null}
       {rollout.gate === 'waiting' && (rollout.state === 'running' || rollout.state === 'paused') ? <p className="rollout-gate">{t('rollouts.gateWaiting')}</p> : null}
+      {rollout.gate === 'passed' ? <p className="rollout-gate passed">{t('rollouts.gatePassed')}</p> : null}
       <p className="muted">{t('rollouts.settings', { ratio: rollout.max_failure_ratio, seconds: rollout.soak_seconds })}</p>
       {rollout.kpi_gate ? (
         <p className="muted">

@@ -2,16 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../../../../api/api'
 import type { StartRolloutBody } from '../../../../api/types'
 import { putRollout } from '../../../../events/rollout-events'
-import type { KpiGate } from './rollout-form'
-
-/** The body with §16's optional `kpi_gate` (until the generated types carry it). */
-export type StartRolloutRequest = StartRolloutBody & { kpi_gate?: KpiGate }
 
 /** `POST …/rollouts` → 201 `{rollout}`; 400 (stages, ratio), 404 (release) and 409 (one running or paused) keep the server's message. */
 export function useStartRollout() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: StartRolloutRequest) => ok(api.POST('/api/v1/admin/firmware/slave/rollouts', { body })),
+    mutationFn: (body: StartRolloutBody) => ok(api.POST('/api/v1/admin/firmware/slave/rollouts', { body })),
     onSuccess: ({ rollout }) => putRollout(client, rollout),
   })
 }
