@@ -32,6 +32,7 @@ describe.skipIf(!chromiumAvailable())('console: rules every page keeps', () => {
     const titles: [string, string][] = [
       ['/machines', 'Machines · fleetgate'],
       ['/machines/pnp-01', 'pnp-01 · Machines · fleetgate'],
+      ['/production', 'Production · fleetgate'],
       ['/firmware', 'Firmware · fleetgate'],
       ['/audit', 'Audit log · fleetgate'],
       ['/platform/devices', 'Devices · Platform · fleetgate'],

@@ -33,6 +33,18 @@ export const labelKeys = {
   all: ['labels'] as const,
 }
 
+/** Production figures (§16): the fleet's by grouping and range, and each machine's. */
+export const productionKeys = {
+  all: ['production'] as const,
+  fleet: (groupBy: string, range: string) => [...productionKeys.all, 'fleet', { groupBy, range }] as const,
+  machine: (id: string) => [...productionKeys.all, 'machine', id] as const,
+  figures: (id: string, range: string) => [...productionKeys.machine(id), 'figures', { range }] as const,
+  series: (id: string, range: string) => [...productionKeys.machine(id), 'series', { range }] as const,
+  jobs: (id: string) => [...productionKeys.machine(id), 'jobs'] as const,
+  /** The machine's current state as the last §11 `machine-state` event said (kept by the event router only). */
+  state: (id: string) => [...productionKeys.all, 'state', id] as const,
+}
+
 export const firmwareKeys = {
   all: ['firmware'] as const,
   releases: () => [...firmwareKeys.all, 'releases'] as const,

@@ -50,6 +50,11 @@ export const routes: RouteObject[] = [
                     ...title((t, p) => [p.id ?? '', t('nav.machines')]),
                   },
                   {
+                    path: 'production',
+                    lazy: async () => ({ Component: (await import('../features/gateway/production/production-page')).ProductionPage }),
+                    ...title((t) => [t('production.title')]),
+                  },
+                  {
                     Component: RequireAdmin,
                     children: [
                       {

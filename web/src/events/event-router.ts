@@ -1,9 +1,10 @@
 import type { InfiniteData, QueryClient } from '@tanstack/react-query'
-import { firmwareKeys, machineKeys, platformKeys } from '../api/query-keys'
+import { firmwareKeys, machineKeys, platformKeys, productionKeys } from '../api/query-keys'
 import type { DeviceEvent, Overview, RolloutDeviceEvent, RolloutEvent } from '../api/types'
 import { machineListsLive } from './machine-events'
 import { applyRolloutDeviceEvent, applyRolloutEvent } from './rollout-events'
 import type { ServerEvent } from './event-stream'
+import type { MachineStateEvent } from '../features/gateway/production/production-types'
 import { refetchIfFetching } from './refetch-if-fetching'
 
 interface CommandEvent {
@@ -78,6 +79,13 @@ export function routeEvent(client: QueryClient, event: ServerEvent): void {
       if (!found || FINISHED.has(c.status)) void client.invalidateQueries({ queryKey: platformKeys.commands(c.device_id) })
       else refetchIfFetching(client, platformKeys.commands(c.device_id))
       void client.invalidateQueries({ queryKey: platformKeys.summary() })
+      return
+    }
+    case 'machine-state': {
+      // The machine's current state (§16), shown live on its page; its figures now say more too.
+      const m = data as unknown as MachineStateEvent
+      client.setQueryData<MachineStateEvent | null>(productionKeys.state(m.device_id), (old) => (old && old.at > m.at ? old : m))
+      void client.invalidateQueries({ queryKey: productionKeys.machine(m.device_id) })
       return
     }
     case 'rollout':

@@ -45,7 +45,9 @@ export function putRollout(client: QueryClient, rollout: Rollout): void {
  * machines may still report): nothing to do.
  */
 export function applyRolloutEvent(client: QueryClient, event: RolloutEvent): void {
-  const listed = patchRollout(client, event.rollout_id, { state: event.state, stage: event.stage, counts: event.counts })
+  // §16: the event says how the KPI gate of the ended stage stands and why a rollout paused.
+  const patch: Partial<Rollout> = { state: event.state, stage: event.stage, counts: event.counts, gate: event.gate, pause_reason: event.pause_reason }
+  const listed = patchRollout(client, event.rollout_id, patch)
   if (listed) refetchIfFetching(client, rolloutKeys.lists())
   else if (event.state === 'running' || event.state === 'paused') void client.invalidateQueries({ queryKey: rolloutKeys.lists() })
   refetchIfFetching(client, rolloutKeys.detail(event.rollout_id))

@@ -1,7 +1,8 @@
-import i18next from 'i18next'
+import i18next, { type FormatterModule } from 'i18next'
 import { initReactI18next } from 'react-i18next'
 import en from './locales/en.json'
 import zhCN from './locales/zh-CN.json'
+import { formatInterpolated } from '../components/ui/format'
 
 export const LANGUAGES = [
   { code: 'en', label: 'English' },
@@ -20,12 +21,21 @@ export function initialLanguage(stored: string | null, browserLanguages: readonl
 
 export const resources = { en: { translation: en }, 'zh-CN': { translation: zhCN } } as const
 
+/** Numbers put into sentences are written in the browser's locale, not the console's language (§12). */
+const browserLocaleNumbers: FormatterModule = {
+  type: 'formatter',
+  init: () => {},
+  add: () => {},
+  addCached: () => {},
+  format: (value) => formatInterpolated(value) as string,
+}
+
 export function setupI18n(language: Language = initialLanguage(localStorage.getItem(STORAGE_KEY), navigator.languages ?? [navigator.language])) {
-  void i18next.use(initReactI18next).init({
+  void i18next.use(initReactI18next).use(browserLocaleNumbers).init({
     resources,
     lng: language,
     fallbackLng: 'en',
-    interpolation: { escapeValue: false },
+    interpolation: { escapeValue: false, alwaysFormat: true },
   })
   document.documentElement.lang = language
   return i18next

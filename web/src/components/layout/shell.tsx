@@ -24,6 +24,7 @@ export function Shell() {
         <span className="brand">{t('app.name')}</span>
         <nav aria-label={t('nav.main')}>
           <NavLink to="/machines">{t('nav.machines')}</NavLink>
+          <NavLink to="/production">{t('nav.production')}</NavLink>
           {admin ? (
             <>
               <NavLink to="/firmware">{t('nav.firmware')}</NavLink>

@@ -17,10 +17,12 @@ export interface DataTableProps<Row> {
   empty?: ReactNode
   /** Rendered under the table: paging buttons and the like. */
   footer?: ReactNode
+  /** A class for a row that stands out (what it means must also be said in its cells, not by style alone). */
+  rowClassName?: (row: Row) => string | undefined
 }
 
 /** A real `<table>` named by its caption. */
-export function DataTable<Row>({ caption, columns, rows, rowKey, empty, footer }: DataTableProps<Row>) {
+export function DataTable<Row>({ caption, columns, rows, rowKey, empty, footer, rowClassName }: DataTableProps<Row>) {
   return (
     <div className="table-wrap">
       <table>
@@ -43,7 +45,7 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, empty, footer }
             </tr>
           ) : (
             rows.map((row) => (
-              <tr key={rowKey(row)}>
+              <tr key={rowKey(row)} className={rowClassName?.(row)}>
                 {columns.map((c) => (
                   <td key={c.key} className={c.numeric ? 'num' : undefined}>
                     {c.cell(row)}

@@ -24,11 +24,11 @@ export const auditQuery = (filter: AuditFilter = {}) =>
 
 /** /audit: newest first, filtered by action, actor and release (kept in the URL), older pages by the API's cursor. */
 export function AuditPage() {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const audit = useInfiniteQuery(auditQuery(useAuditFilter()))
   const rows = audit.data?.pages.flatMap((p) => p.records) ?? []
   const columns: Column<AuditRecord>[] = [
-    { key: 'time', header: t('audit.time'), cell: (r) => formatSeconds(r.at, i18n.language, '') },
+    { key: 'time', header: t('audit.time'), cell: (r) => formatSeconds(r.at, '') },
     { key: 'actor', header: t('audit.actor'), cell: (r) => r.actor },
     { key: 'action', header: t('audit.action'), cell: (r) => r.action },
     { key: 'target', header: t('audit.target'), cell: (r) => r.release_id ?? r.device_id ?? '—' },

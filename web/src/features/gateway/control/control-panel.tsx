@@ -3,6 +3,7 @@ import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { machineKeys } from '../../../api/query-keys'
 import { Alert } from '../../../components/ui/alert'
+import { formatFixed, formatNumber } from '../../../components/ui/format'
 import { isPlainObject } from '../../../components/ui/forwarded-answer'
 import { Region } from '../../../components/ui/region'
 import { deviceCall } from '../machine/device-api'
@@ -63,13 +64,13 @@ export function ControlPanel({ id }: { id: string }) {
         ) : (
           <dl className="kv">
             <dt>X</dt>
-            <dd>{p ? `${p.x.toFixed(2)} mm` : '—'}</dd>
+            <dd>{p ? `${formatFixed(p.x, 2)} mm` : '—'}</dd>
             <dt>Y</dt>
-            <dd>{p ? `${p.y.toFixed(2)} mm` : '—'}</dd>
+            <dd>{p ? `${formatFixed(p.y, 2)} mm` : '—'}</dd>
             <dt>Z</dt>
-            <dd>{p ? `${p.z.toFixed(2)} mm` : '—'}</dd>
+            <dd>{p ? `${formatFixed(p.z, 2)} mm` : '—'}</dd>
             <dt>R</dt>
-            <dd>{p ? `${p.r.toFixed(2)}°` : '—'}</dd>
+            <dd>{p ? `${formatFixed(p.r, 2)}°` : '—'}</dd>
           </dl>
         )}
       </section>
@@ -80,7 +81,7 @@ export function ControlPanel({ id }: { id: string }) {
         <select id={stepId} value={step} onChange={(e) => setStep(e.target.value as (typeof STEPS)[number])}>
           {STEPS.map((s) => (
             <option key={s} value={s}>
-              {s} mm
+              {formatNumber(Number(s))} mm
             </option>
           ))}
         </select>

@@ -3,17 +3,17 @@ import { useTranslation } from 'react-i18next'
 import { firmwareKeys } from '../../../api/query-keys'
 import { ConfirmButton } from '../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../components/ui/data-table'
-import { formatSeconds } from '../../../components/ui/format'
+import { formatBytes, formatNumber, formatSeconds } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 import { activateRelease, releasesQuery, type Release } from './get-releases'
-import { formatBytes, ShaCell } from './release-cells'
+import { ShaCell } from './release-cells'
 import { RolloutsTable } from './rollouts/rollouts-table'
 import { StartRolloutButton } from './rollouts/start-rollout-dialog'
 import { UploadForm } from './upload-form'
 
 /** /firmware: upload, rollouts (start one, follow them), the releases (size, SHA-256, download counts) and Activate. */
 export function FirmwarePage() {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const client = useQueryClient()
   const releases = useInfiniteQuery(releasesQuery())
   const activate = useMutation({
@@ -23,10 +23,10 @@ export function FirmwarePage() {
   const rows = releases.data?.pages.flatMap((p) => p.releases) ?? []
   const columns: Column<Release>[] = [
     { key: 'version', header: t('firmware.version'), cell: (r) => `${r.display_version} (${r.release_id})` },
-    { key: 'uploaded', header: t('firmware.uploadedAt'), cell: (r) => `${formatSeconds(r.created_at, i18n.language, '')} · ${r.created_by}` },
+    { key: 'uploaded', header: t('firmware.uploadedAt'), cell: (r) => `${formatSeconds(r.created_at, '')} · ${r.created_by}` },
     { key: 'active', header: t('firmware.active'), cell: (r) => (r.state === 'active' ? t('firmware.yes') : t('firmware.no')) },
-    { key: 'downloads', header: t('firmware.downloads'), cell: (r) => r.download_count, numeric: true },
-    { key: 'size', header: t('firmware.size'), cell: (r) => formatBytes(r.size, i18n.language), numeric: true },
+    { key: 'downloads', header: t('firmware.downloads'), cell: (r) => formatNumber(r.download_count), numeric: true },
+    { key: 'size', header: t('firmware.size'), cell: (r) => formatBytes(r.size), numeric: true },
     { key: 'sha256', header: t('firmware.sha256'), cell: (r) => <ShaCell sha256={r.sha256} releaseId={r.release_id} /> },
     {
       key: 'actions',

@@ -1,18 +1,6 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 
-/** A byte count in the page's language: "2.1 kB", "15 MB" (1 kB = 1000 B). */
-export function formatBytes(bytes: number, language: string): string {
-  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const
-  let value = bytes
-  let unit = 0
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000
-    unit++
-  }
-  return new Intl.NumberFormat(language, { style: 'unit', unit: units[unit], unitDisplay: 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)
-}
-
 /** The first 12 hex digits of a SHA-256, the full value in the title and a button that copies it. */
 export function ShaCell({ sha256, releaseId }: { sha256: string; releaseId: string }) {
   const { t } = useTranslation()

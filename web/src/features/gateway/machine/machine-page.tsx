@@ -6,12 +6,13 @@ import { QueryState } from '../../../components/ui/query-state'
 import { MachineLabels } from '../labels/machine-labels'
 import { ControlPanel } from '../control/control-panel'
 import { OrdersPanel } from '../orders/orders-panel'
+import { MachineProductionRegion } from '../production/machine-production'
 import { CameraImages } from './camera-images'
 import { DebugConsole } from './debug-console'
 import { overviewQuery } from './get-overview'
 import { OverviewRegion } from './overview-region'
 
-/** /machines/{id}: its labels, the overview regions, control, orders and task, cameras and the debug console. */
+/** /machines/{id}: its labels, the overview regions, control, orders and task, production (§16), cameras and the debug console. */
 export function MachinePage() {
   const { t } = useTranslation()
   const id = useParams().id!
@@ -39,6 +40,8 @@ export function MachinePage() {
         </OverviewRegion>
       </div>
       <OrdersPanel id={id} />
+      {/* Production only for a machine the caller may see (an unknown or unbound one has only the overview's error). */}
+      {data ? <MachineProductionRegion id={id} alive={data.device.alive} /> : null}
       <div className="grid">
         <OverviewRegion piece="debug" overview={data}>
           <DebugConsole id={id} />

@@ -9,7 +9,7 @@ import { LabelChips } from '../labels/label-chips'
 const LABELS_SHOWN = 4
 
 export function MachinesTable({ rows, footer, empty }: { rows: readonly DeviceRecord[]; footer?: React.ReactNode; empty?: string }) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const columns: Column<DeviceRecord>[] = [
     { key: 'machine', header: t('machines.machine'), cell: (d) => <Link to={`/machines/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
     {
@@ -18,7 +18,7 @@ export function MachinesTable({ rows, footer, empty }: { rows: readonly DeviceRe
       cell: (d) => <span className={d.alive ? 'badge ok' : 'badge off'}>{d.alive ? t('machines.online') : t('machines.offline')}</span>,
     },
     { key: 'version', header: t('machines.version'), cell: (d) => d.version },
-    { key: 'heartbeat', header: t('machines.lastHeartbeat'), cell: (d) => formatSeconds(d.last_heartbeat, i18n.language, t('app.never')) },
+    { key: 'heartbeat', header: t('machines.lastHeartbeat'), cell: (d) => formatSeconds(d.last_heartbeat, t('app.never')) },
     { key: 'labels', header: t('labels.labels'), cell: (d) => <LabelChips labels={d.labels} max={LABELS_SHOWN} /> },
   ]
   return <DataTable caption={t('machines.title')} columns={columns} rows={rows} rowKey={(d) => d.device_id} empty={empty ?? t('machines.empty')} footer={footer} />

@@ -6,6 +6,7 @@ import { machineKeys } from '../../../api/query-keys'
 import { Alert } from '../../../components/ui/alert'
 import { ConfirmButton } from '../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../components/ui/data-table'
+import { formatFixed } from '../../../components/ui/format'
 import { Region } from '../../../components/ui/region'
 import { ForwardedAnswer, isPlainObject } from '../../../components/ui/forwarded-answer'
 import { devicePath } from '../machine/device-api'
@@ -167,7 +168,7 @@ export function OrdersPanel({ id }: { id: string }) {
 }
 
 /** A number to `digits` places; anything else as the machine sent it. */
-const fixed = (value: unknown, digits: number) => (typeof value === 'number' ? value.toFixed(digits) : <ForwardedAnswer value={value} />)
+const fixed = (value: unknown, digits: number) => (typeof value === 'number' ? formatFixed(value, digits) : <ForwardedAnswer value={value} />)
 
 /** An order as the machine listed it: the reference machine's fields are read only when they are there. */
 interface OrderRow {

@@ -76,7 +76,7 @@ export function TaskPanel({ id }: { id: string }) {
 }
 
 function TaskProgress({ view }: { view: TaskView }) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const now = useNow()
   const task = view.shape === 'task' ? view : undefined
   const placed = task?.placed ?? 0
@@ -86,7 +86,7 @@ function TaskProgress({ view }: { view: TaskView }) {
   const facts = [
     task?.state !== undefined ? t('machine.taskState', { state: task.state }) : null,
     task?.placed !== undefined && task.total !== undefined ? t('machine.placed', { placed, total }) : null,
-    task?.startedAt !== undefined ? t('machine.startedAt', { time: formatSeconds(task.startedAt, i18n.language, '') }) : null,
+    task?.startedAt !== undefined ? t('machine.startedAt', { time: formatSeconds(task.startedAt, '') }) : null,
     elapsed !== undefined ? t('machine.elapsed', { time: formatDuration(elapsed * 1000) }) : null,
   ].filter((f) => f !== null)
   return (

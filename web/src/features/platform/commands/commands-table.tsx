@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { DataTable, type Column } from '../../../components/ui/data-table'
+import { formatNumber } from '../../../components/ui/format'
 import { ForwardedAnswer } from '../../../components/ui/forwarded-answer'
 import type { PlatformCommand } from '../platform-types'
 
@@ -15,7 +16,7 @@ export function CommandsTable({ rows }: { rows: readonly PlatformCommand[] }) {
     { key: 'id', header: t('platform.id'), cell: (c) => c.id, numeric: true },
     { key: 'action', header: t('platform.action'), cell: (c) => c.action },
     { key: 'status', header: t('platform.status'), cell: (c) => <span className={`status ${c.status}`}>{t(`platform.statusNames.${c.status}`)}</span> },
-    { key: 'attempts', header: t('platform.attempts'), cell: (c) => c.attempts, numeric: true },
+    { key: 'attempts', header: t('platform.attempts'), cell: (c) => formatNumber(c.attempts), numeric: true },
     { key: 'result', header: t('platform.result'), cell: (c) => <Reported value={c.result} /> },
     { key: 'error', header: t('platform.error'), cell: (c) => <Reported value={c.error} /> },
   ]

@@ -12,7 +12,7 @@ import { deviceDetailQuery } from './get-device-detail'
 
 /** /platform/devices/:id: details, telemetry chart, logs, command form and commands. */
 export function DevicePage() {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const id = useParams().id ?? ''
   const detail = useQuery(deviceDetailQuery(id))
   const device = detail.data?.device
@@ -31,7 +31,7 @@ export function DevicePage() {
                 <OnlineBadge online={device.online} />
               </dd>
               <dt>{t('platform.lastSeen')}</dt>
-              <dd>{formatMillis(device.last_online_at, i18n.language, t('app.never'))}</dd>
+              <dd>{formatMillis(device.last_online_at, t('app.never'))}</dd>
               <dt>{t('platform.model')}</dt>
               <dd>{device.model ?? ''}</dd>
               <dt>{t('platform.firmware')}</dt>
@@ -41,7 +41,7 @@ export function DevicePage() {
               <dt>{t('platform.expression')}</dt>
               <dd>{device.expression ?? ''}</dd>
               <dt>{t('platform.created')}</dt>
-              <dd>{formatMillis(device.created_at, i18n.language, t('app.never'))}</dd>
+              <dd>{formatMillis(device.created_at, t('app.never'))}</dd>
             </dl>
           </Region>
           <TelemetryPanel deviceId={id} keys={chartableKeys(detail.data.latest_telemetry)} />

@@ -12,7 +12,7 @@ import { OnlineBadge } from './online-badge'
 
 /** /platform/devices: one page of the API's cursor at a time, so 5,000 devices stay 100 rows of DOM. */
 export function DevicesPage() {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const { after, pager } = useCursorPages()
   const query = useQuery({ ...devicesQuery(after), placeholderData: keepPreviousData })
   const columns: Column<PlatformDevice>[] = [
@@ -20,7 +20,7 @@ export function DevicesPage() {
     { key: 'online', header: t('platform.online'), cell: (d) => <OnlineBadge online={d.online} /> },
     { key: 'model', header: t('platform.model'), cell: (d) => d.model ?? '' },
     { key: 'firmware', header: t('platform.firmware'), cell: (d) => d.firmware_version ?? '' },
-    { key: 'seen', header: t('platform.lastSeen'), cell: (d) => formatMillis(d.last_online_at, i18n.language, t('app.never')) },
+    { key: 'seen', header: t('platform.lastSeen'), cell: (d) => formatMillis(d.last_online_at, t('app.never')) },
   ]
   const paging = pager(query.data?.next_after)
   return (

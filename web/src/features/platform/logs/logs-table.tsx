@@ -15,11 +15,11 @@ export interface LogsTableProps {
 
 /** A log table, newest first, with "Load more" while the API has an older page. */
 export function LogsTable({ caption, query, variant, empty }: LogsTableProps) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   if (!query.data) return <QueryState isPending={query.isPending} error={query.error} />
   const rows = query.data.pages.flatMap((p) => p.logs)
   const columns: Column<LogEntry>[] = [
-    { key: 'time', header: t('platform.time'), cell: (l) => formatMillis(l.ts, i18n.language, t('app.never')) },
+    { key: 'time', header: t('platform.time'), cell: (l) => formatMillis(l.ts, t('app.never')) },
     variant === 'device'
       ? { key: 'level', header: t('platform.level'), cell: (l) => <span className={`level ${l.level}`}>{l.level}</span> }
       : { key: 'device', header: t('platform.device'), cell: (l) => l.device_id ?? '' },

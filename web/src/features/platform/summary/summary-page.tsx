@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
+import { formatNumber } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 import { Region } from '../../../components/ui/region'
 import { COMMAND_STATUSES } from '../platform-types'
@@ -25,9 +26,9 @@ export function SummaryPage() {
             <p className="big">{t('platform.onlineOf', { online: s.devices.online, total: s.devices.total })}</p>
             <dl className="kv">
               <dt>{t('platform.telemetry24h')}</dt>
-              <dd>{s.telemetry_24h}</dd>
+              <dd>{formatNumber(s.telemetry_24h)}</dd>
               <dt>{t('platform.errors24h')}</dt>
-              <dd>{s.errors_24h}</dd>
+              <dd>{formatNumber(s.errors_24h)}</dd>
             </dl>
           </Region>
           <Region label={t('platform.commandCounts')}>
@@ -35,7 +36,7 @@ export function SummaryPage() {
               {COMMAND_STATUSES.map((status) => (
                 <div key={status} className="kv-row">
                   <dt>{t(`platform.statusNames.${status}`)}</dt>
-                  <dd>{s.commands[status]}</dd>
+                  <dd>{formatNumber(s.commands[status])}</dd>
                 </div>
               ))}
             </dl>

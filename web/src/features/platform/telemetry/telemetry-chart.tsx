@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { formatHour, formatNumber, formatShortTime } from '../../../components/ui/format'
 
 export interface TelemetryChartProps {
   /** The canvas's accessible name ("Telemetry"). */
@@ -13,6 +14,9 @@ export interface TelemetryChartProps {
 }
 
 const HEIGHT = 260
+
+/** Whether the x scale covers more than a day (ticks then carry the date). */
+const spansDays = (u: uPlot) => (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0) > 86_400
 
 /** A uPlot line chart on a <canvas role="img"> named by `label` (loaded lazily with this module). */
 export function TelemetryChart({ label, description, seriesLabel, points }: TelemetryChartProps) {
@@ -31,7 +35,11 @@ export function TelemetryChart({ label, description, seriesLabel, points }: Tele
         cursor: { show: true },
         scales: { x: { time: true } },
         series: [{}, { label: seriesLabel, stroke: '#0b5cad', width: 2, points: { show: points.length < 60 } }],
-        axes: [{ stroke: '#4a5360' }, { stroke: '#4a5360', size: 80 }],
+        // Ticks in the browser's locale and zone (§12), not uPlot's English names.
+        axes: [
+          { stroke: '#4a5360', values: (u, splits) => splits.map((s) => (spansDays(u) ? formatShortTime(s * 1000) : formatHour(s * 1000))) },
+          { stroke: '#4a5360', size: 80, values: (_u, splits) => splits.map((v) => formatNumber(v)) },
+        ],
       },
       data,
       target,

@@ -1,4 +1,5 @@
 import { stagesProblem } from '../../../../../../src/gateway/rollouts/rollout-rules'
+import type { StartRolloutBody } from '../../../../api/types'
 /**
  * The "Start rollout" dialog's text fields, read the way the server will judge them (contract
  * §14): `stages` 1–20 strictly ascending whole percentages from 1 to 100, the last 100;
@@ -61,4 +62,34 @@ export function parseFailureRatio(text: string): Parsed<number, RatioProblem> {
   const value = /^(\d+(\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : NaN
   if (!(value >= 0 && value <= 1)) return { ok: false, problem: { key: 'rollouts.ratioInvalid', value: trimmed } }
   return { ok: true, value }
+}
+
+/**
+ * The optional KPI gate of a rollout (§16 "Rollouts watch production"): before the next stage
+ * opens, the stage's miss rate after installing may rise by at most `max_miss_rate_increase` over before.
+ */
+export type KpiGate = Required<NonNullable<StartRolloutBody['kpi_gate']>>
+export const DEFAULT_MIN_PLACEMENTS = '1000'
+export const DEFAULT_WAIT_SECONDS = '86400'
+
+export type KpiGateProblem =
+  | { key: 'rollouts.missRateInvalid'; field: 'increase' }
+  | { key: 'rollouts.minPlacementsInvalid'; field: 'placements' }
+  | { key: 'rollouts.waitInvalid'; field: 'wait' }
+
+/**
+ * The gate's three fields: no "Max miss-rate increase" means no gate (the other two are then
+ * ignored); else a decimal from 0 to 1 ("0.002", also "0,002"), min placements a whole number ≥ 1,
+ * the wait whole seconds ≥ 0.
+ */
+export function parseKpiGate(increase: string, placements: string, wait: string): Parsed<KpiGate | null, KpiGateProblem> {
+  const i = increase.trim().replace(',', '.')
+  if (i === '') return { ok: true, value: null }
+  const rate = /^(\d+(\.\d*)?|\.\d+)$/.test(i) ? Number(i) : NaN
+  if (!(rate >= 0 && rate <= 1)) return { ok: false, problem: { key: 'rollouts.missRateInvalid', field: 'increase' } }
+  const p = placements.trim()
+  if (!/^\d+$/.test(p) || Number(p) < 1 || !Number.isSafeInteger(Number(p))) return { ok: false, problem: { key: 'rollouts.minPlacementsInvalid', field: 'placements' } }
+  const w = wait.trim()
+  if (!/^\d+$/.test(w) || !Number.isSafeInteger(Number(w))) return { ok: false, problem: { key: 'rollouts.waitInvalid', field: 'wait' } }
+  return { ok: true, value: { max_miss_rate_increase: rate, min_placements: Number(p), wait_seconds: Number(w) } }
 }

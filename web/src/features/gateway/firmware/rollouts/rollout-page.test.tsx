@@ -54,6 +54,20 @@ describe('rollout page', () => {
     expect(screen.getByText('site=sz,line in (l1,l2)').closest('p')!.textContent).toBe('Machines matching the selector when it started: site=sz,line in (l1,l2)')
   })
 
+  it('says in words that a stage waits on the KPI gate, and why a rollout paused', async () => {
+    let current = rollout({ kpi_gate: { max_miss_rate_increase: 0.002, min_placements: 1000, wait_seconds: 86_400 }, gate: 'waiting', pause_reason: null } as Partial<Rollout>)
+    serve(() => current)
+    const { client } = show()
+    await screen.findByRole('progressbar', { name: 'Rollout progress' })
+    expect(document.body.textContent).toContain('KPI gate: waiting for enough placements after installing before the next stage opens.')
+    expect(document.body.textContent).toContain('KPI gate: pause if the miss rate rises by more than 0.2% after 1,000 placements (or 86,400 s)')
+    expect(document.body.textContent).not.toContain('Paused because')
+    current = rollout({ state: 'paused', kpi_gate: { max_miss_rate_increase: 0.002, min_placements: 1000, wait_seconds: 86_400 }, gate: null, pause_reason: 'kpi_regression' } as Partial<Rollout>)
+    act(() => routeEvent(client, { event: 'rollout', data: JSON.stringify({ rollout_id: 'ro-1', release_id: 'rel-22', state: 'paused', stage: 0, counts: current.counts, gate: null, pause_reason: 'kpi_regression', at: 3 }) }))
+    await waitFor(() => expect(document.body.textContent).toContain('Paused because: the miss rate of the stage’s machines rose more than the KPI gate allows after installing (KPI regression).'.replace('’', "'")))
+    expect(document.body.textContent).not.toContain('KPI gate: waiting')
+  })
+
   it('enables only the actions that apply to the rollout’s state', async () => {
     let current = rollout()
     serve(() => current)

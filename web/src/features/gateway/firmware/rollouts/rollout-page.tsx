@@ -5,11 +5,12 @@ import { ROLLOUT_DEVICE_STATES, type Rollout, type RolloutDevice } from '../../.
 import { Alert } from '../../../../components/ui/alert'
 import { ConfirmButton } from '../../../../components/ui/confirm-button'
 import { DataTable, type Column } from '../../../../components/ui/data-table'
-import { formatSeconds } from '../../../../components/ui/format'
+import { formatNumber, formatPercent, formatSeconds } from '../../../../components/ui/format'
 import { QueryState } from '../../../../components/ui/query-state'
 import { rolloutActionApplies, useChangeRollout } from './change-rollout'
 import { rolloutQuery } from './get-rollout'
 import { MachineStateText, RolloutStateText, machineStageText } from './rollout-cells'
+
 import './rollouts.css'
 
 /**
@@ -41,7 +42,7 @@ export function RolloutPage() {
 }
 
 function RolloutSummary({ rollout }: { rollout: Rollout }) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const pauseOrResume = useChangeRollout(rollout.rollout_id)
   const abort = useChangeRollout(rollout.rollout_id)
   const { installed } = rollout.counts
@@ -52,7 +53,7 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
         {t('rollouts.summary', {
           version: rollout.display_version,
           id: rollout.release_id,
-          time: formatSeconds(rollout.created_at, i18n.language, ''),
+          time: formatSeconds(rollout.created_at, ''),
           name: rollout.created_by,
         })}
       </p>
@@ -68,7 +69,24 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
         {' · '}
         {t('rollouts.stageLine', { stage: rollout.stage + 1, count: rollout.stages.length, percent: rollout.stages[rollout.stage] ?? '?' })}
       </p>
+      {rollout.state === 'paused' && rollout.pause_reason ? (
+        <p className="rollout-pause-reason">
+          {t('rollouts.pauseReasonLabel')}
+          {t(`rollouts.pauseReasons.${rollout.pause_reason}`)}
+        </p>
+      ) : null}
+      {rollout.gate === 'waiting' && (rollout.state === 'running' || rollout.state === 'paused') ? <p className="rollout-gate">{t('rollouts.gateWaiting')}</p> : null}
+      {rollout.gate === 'passed' ? <p className="rollout-gate passed">{t('rollouts.gatePassed')}</p> : null}
       <p className="muted">{t('rollouts.settings', { ratio: rollout.max_failure_ratio, seconds: rollout.soak_seconds })}</p>
+      {rollout.kpi_gate ? (
+        <p className="muted">
+          {t('rollouts.gateSettings', {
+            increase: formatPercent(rollout.kpi_gate.max_miss_rate_increase, 3),
+            placements: rollout.kpi_gate.min_placements,
+            wait: rollout.kpi_gate.wait_seconds,
+          })}
+        </p>
+      ) : null}
       <div
         role="progressbar"
         aria-label={t('rollouts.rolloutProgress')}
@@ -83,12 +101,12 @@ function RolloutSummary({ rollout }: { rollout: Rollout }) {
       <dl className="rollout-counts" aria-label={t('rollouts.counts')}>
         <div>
           <dt>{t('rollouts.targeted')}</dt>
-          <dd>{rollout.targeted}</dd>
+          <dd>{formatNumber(rollout.targeted)}</dd>
         </div>
         {ROLLOUT_DEVICE_STATES.map((state) => (
           <div key={state}>
             <dt>{t(`rollouts.machineStates.${state}`)}</dt>
-            <dd className={state === 'failed' && rollout.counts.failed > 0 ? 'rollout-state failed' : undefined}>{rollout.counts[state] ?? 0}</dd>
+            <dd className={state === 'failed' && rollout.counts.failed > 0 ? 'rollout-state failed' : undefined}>{formatNumber(rollout.counts[state] ?? 0)}</dd>
           </div>
         ))}
       </dl>
@@ -123,13 +141,13 @@ interface RolloutMachinesProps {
 }
 
 function RolloutMachines({ rollout, devices, more, loading, loadMore }: RolloutMachinesProps) {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const columns: Column<RolloutDevice>[] = [
     { key: 'machine', header: t('rollouts.machine'), cell: (d) => <Link to={`/machines/${encodeURIComponent(d.device_id)}`}>{d.device_id}</Link> },
     { key: 'stage', header: t('rollouts.stage'), cell: (d) => machineStageText(t, d.stage, rollout.stages) },
     { key: 'state', header: t('rollouts.state'), cell: (d) => <MachineStateText device={d} /> },
     { key: 'progress', header: t('rollouts.progress'), cell: (d) => (d.progress === null ? t('rollouts.noProgress') : t('rollouts.percent', { value: Math.round(d.progress) })), numeric: true },
-    { key: 'updated', header: t('rollouts.updatedAt'), cell: (d) => formatSeconds(d.updated_at, i18n.language, '') },
+    { key: 'updated', header: t('rollouts.updatedAt'), cell: (d) => formatSeconds(d.updated_at, '') },
   ]
   return (
     <div style={{ marginTop: '1rem' }}>

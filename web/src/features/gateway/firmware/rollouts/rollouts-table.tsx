@@ -13,7 +13,7 @@ export const rolloutHref = (id: string) => `/firmware/rollouts/${encodeURICompon
 
 /** Table "Rollouts" (Release, State, Stage, Progress), newest first, live from `rollout` events. */
 export function RolloutsTable() {
-  const { t, i18n } = useTranslation()
+  const { t } = useTranslation()
   const rollouts = useInfiniteQuery(rolloutsQuery())
   if (!rollouts.data) return <QueryState isPending={rollouts.isPending} error={rollouts.error} />
   const rows = rollouts.data.pages.flatMap((p) => p.rollouts)
@@ -22,7 +22,7 @@ export function RolloutsTable() {
     { key: 'state', header: t('rollouts.state'), cell: (r) => <RolloutStateText state={r.state} /> },
     { key: 'stage', header: t('rollouts.stage'), cell: (r) => stageText(t, r) },
     { key: 'progress', header: t('rollouts.progress'), cell: (r) => <RolloutProgressCell rollout={r} /> },
-    { key: 'started', header: t('rollouts.startedAt'), cell: (r) => t('rollouts.startedBy', { time: formatSeconds(r.created_at, i18n.language, ''), name: r.created_by }) },
+    { key: 'started', header: t('rollouts.startedAt'), cell: (r) => t('rollouts.startedBy', { time: formatSeconds(r.created_at, ''), name: r.created_by }) },
   ]
   return (
     <DataTable

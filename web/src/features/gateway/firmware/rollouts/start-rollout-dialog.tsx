@@ -7,7 +7,19 @@ import { Dialog } from '../../../../components/ui/dialog'
 import { selectorMatchesQuery } from '../../labels/selector-matches'
 import { useSelectorCount } from '../../labels/use-selector-count'
 import type { Release } from '../get-releases'
-import { DEFAULT_MAX_FAILURE_RATIO, DEFAULT_STAGES, parseFailureRatio, parseStages, type RatioProblem, type StagesProblem } from './rollout-form'
+import { formatPercent } from '../../../../components/ui/format'
+import {
+  DEFAULT_MAX_FAILURE_RATIO,
+  DEFAULT_MIN_PLACEMENTS,
+  DEFAULT_STAGES,
+  DEFAULT_WAIT_SECONDS,
+  parseFailureRatio,
+  parseKpiGate,
+  parseStages,
+  type KpiGateProblem,
+  type RatioProblem,
+  type StagesProblem,
+} from './rollout-form'
 import { RolloutTarget, type RolloutTargetKind } from './rollout-target'
 import { useStartRollout } from './start-rollout'
 import './rollouts.css'
@@ -32,6 +44,9 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   const [stagesText, setStagesText] = useState(DEFAULT_STAGES)
   const [ratioText, setRatioText] = useState(DEFAULT_MAX_FAILURE_RATIO)
   const [attempted, setAttempted] = useState(false)
+  const [increaseText, setIncreaseText] = useState('')
+  const [placementsText, setPlacementsText] = useState(DEFAULT_MIN_PLACEMENTS)
+  const [waitText, setWaitText] = useState(DEFAULT_WAIT_SECONDS)
   const [target, setTarget] = useState<RolloutTargetKind>('all')
   const [selectorText, setSelectorText] = useState('')
   const [targetProblem, setTargetProblem] = useState<'labels.selectorEmpty' | 'labels.matchesNone' | null>(null)
@@ -41,6 +56,7 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   const stagesRef = useRef<HTMLInputElement>(null)
   const ratioRef = useRef<HTMLInputElement>(null)
   const selectorRef = useRef<HTMLInputElement>(null)
+  const gateRefs = { increase: useRef<HTMLInputElement>(null), placements: useRef<HTMLInputElement>(null), wait: useRef<HTMLInputElement>(null) }
   const count = useSelectorCount(selectorText, open && target === 'selector')
   const selector = selectorText.trim()
   const ids = { release: useId() }
@@ -50,6 +66,8 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   const ratio = parseFailureRatio(ratioText)
   const stagesProblem = attempted && !stages.ok ? problemText(stages.problem) : null
   const ratioProblem = attempted && !ratio.ok ? problemText(ratio.problem) : null
+  const gate = parseKpiGate(increaseText, placementsText, waitText)
+  const gateProblem = (field: KpiGateProblem['field']) => (attempted && !gate.ok && gate.problem.field === field ? t(gate.problem.key) : null)
 
   function problemText({ key, ...values }: StagesProblem | RatioProblem): string {
     return t(key, values)
@@ -61,6 +79,9 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
     setChosen('')
     setStagesText(DEFAULT_STAGES)
     setRatioText(DEFAULT_MAX_FAILURE_RATIO)
+    setIncreaseText('')
+    setPlacementsText(DEFAULT_MIN_PLACEMENTS)
+    setWaitText(DEFAULT_WAIT_SECONDS)
     setAttempted(false)
     setTarget('all')
     setSelectorText('')
@@ -73,6 +94,7 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
     setAttempted(true)
     if (!stages.ok) return stagesRef.current?.focus()
     if (!ratio.ok) return ratioRef.current?.focus()
+    if (!gate.ok) return gateRefs[gate.problem.field].current?.focus()
     if (!release) return
     if (target === 'selector' && !(await selectorMatches())) return selectorRef.current?.focus()
     start.reset()
@@ -100,9 +122,15 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
   }
 
   const confirm = () => {
-    if (!release || !stages.ok || !ratio.ok) return
+    if (!release || !stages.ok || !ratio.ok || !gate.ok) return
     start.mutate(
-      { release_id: release.release_id, stages: stages.value, max_failure_ratio: ratio.value, ...(target === 'selector' ? { selector } : {}) },
+      {
+        release_id: release.release_id,
+        stages: stages.value,
+        max_failure_ratio: ratio.value,
+        ...(target === 'selector' ? { selector } : {}),
+        ...(gate.value ? { kpi_gate: gate.value } : {}),
+      },
       {
         onSuccess: ({ rollout }) => {
           setOpen(false)
@@ -151,6 +179,34 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
               onChange={setRatioText}
               inputMode="decimal"
             />
+            <fieldset className="kpi-gate">
+              <legend>{t('rollouts.kpiGate')}</legend>
+              <CheckedField
+                label={t('rollouts.maxMissRateIncrease')}
+                help={t('rollouts.kpiGateHelp')}
+                problem={gateProblem('increase')}
+                inputRef={gateRefs.increase}
+                value={increaseText}
+                onChange={setIncreaseText}
+                inputMode="decimal"
+              />
+              <CheckedField
+                label={t('rollouts.minPlacements')}
+                problem={gateProblem('placements')}
+                inputRef={gateRefs.placements}
+                value={placementsText}
+                onChange={setPlacementsText}
+                inputMode="numeric"
+              />
+              <CheckedField
+                label={t('rollouts.waitSeconds')}
+                problem={gateProblem('wait')}
+                inputRef={gateRefs.wait}
+                value={waitText}
+                onChange={setWaitText}
+                inputMode="numeric"
+              />
+            </fieldset>
             <RolloutTarget
               target={target}
               onTarget={(kind) => {
@@ -191,6 +247,7 @@ export function StartRolloutButton({ releases }: { releases: readonly Release[] 
                 </p>
                 {target === 'selector' ? <p>{t('rollouts.matchedNow', { count: matched })}</p> : null}
                 <p>{t('rollouts.confirmRules', { percent: Math.round(ratio.value * 1000) / 10, version: release.display_version })}</p>
+                {gate.ok && gate.value ? <p>{t('rollouts.confirmGate', { increase: formatPercent(gate.value.max_miss_rate_increase, 3) })}</p> : null}
               </>
             ) : null}
             <div className="actions">
@@ -213,7 +270,7 @@ const describedBy = (...parts: (string | false)[]) => parts.filter(Boolean).join
 /** A text field checked before the dialog goes on: its help, and its problem in an alert tied to it. */
 function CheckedField(props: {
   label: string
-  help: string
+  help?: string
   problem: string | null
   inputRef: React.RefObject<HTMLInputElement | null>
   value: string
@@ -235,11 +292,13 @@ function CheckedField(props: {
           inputMode={props.inputMode}
           autoComplete="off"
           aria-invalid={props.problem ? true : undefined}
-          aria-describedby={describedBy(helpId, !!props.problem && problemId)}
+          aria-describedby={describedBy(!!props.help && helpId, !!props.problem && problemId) || undefined}
         />
-        <span id={helpId} className="field-help">
-          {props.help}
-        </span>
+        {props.help ? (
+          <span id={helpId} className="field-help">
+            {props.help}
+          </span>
+        ) : null}
       </div>
       {props.problem ? (
         <p id={problemId} role="alert" className="field-problem">
