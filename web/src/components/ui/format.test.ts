@@ -41,6 +41,7 @@ describe('dates, times and numbers in the browser’s locale and zone', () => {
     setupI18n('en')
     expect(i18next.t('rollouts.installedOf', { installed: 1200, targeted: 2500 })).toBe('1.200 of 2.500 installed')
     expect(i18next.t('rollouts.failedCount', { count: 1 })).toBe('1 failed')
+    expect(i18next.t('rollouts.settings', { ratio: 0.125, seconds: 86_400 })).toBe('Max failure ratio 0,125, soak time 86.400 s')
   })
 
   it('shows durations as m:ss, or h:mm:ss from an hour', () => {

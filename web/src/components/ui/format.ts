@@ -121,5 +121,6 @@ export function formatDuration(ms: number, where: Where = {}): string {
  * failed", "{{percent}}%") is written in the browser's locale; anything else as it is.
  */
 export function formatInterpolated(value: unknown): unknown {
-  return typeof value === 'number' && Number.isFinite(value) ? formatNumber(value) : value
+  // Up to 6 decimals: a sentence may carry a measured value (a telemetry reading), not only counts.
+  return typeof value === 'number' && Number.isFinite(value) ? formatNumber(value, { maximumFractionDigits: 6 }) : value
 }

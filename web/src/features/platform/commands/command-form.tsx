@@ -49,7 +49,7 @@ export function CommandForm({ deviceId, meta }: { deviceId: string; meta: Platfo
         </button>
       </div>
       {send.error ? <Alert>{send.error.message}</Alert> : null}
-      {send.isSuccess ? <Notice>{t('platform.commandQueued', { id: send.data.command.id })}</Notice> : null}
+      {send.isSuccess ? <Notice>{t('platform.commandQueued', { id: String(send.data.command.id) })}</Notice> : null}
     </form>
   )
 }
