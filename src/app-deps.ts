@@ -4,6 +4,7 @@ import type { LoginThrottle } from './auth/login-throttle.js'
 import type { ConcurrencyGate } from './lib/concurrency-gate.js'
 import type { DownloadTally } from './gateway/releases/download-tally.js'
 import type { RevokedReleases } from './firmware/revoked-releases.js'
+import type { ProductionPruner } from './gateway/production/ingest/production-retention.js'
 import type { SessionRevocations } from './auth/session-revocations.js'
 import type { TokenService } from './auth/token-service.js'
 import type { UserDirectory } from './auth/user-directory.js'
@@ -44,4 +45,6 @@ export interface AppDeps {
   downloads: DownloadTally
   /** Stored releases signed by a revoked key (FIRMWARE_REVOKED_KEYS): not offered nor served. */
   revokedReleases: RevokedReleases
+  /** Prunes production data past its retention (§16), a batch at a time; the platform's retention job runs it with the rest. */
+  pruneProduction: ProductionPruner
 }

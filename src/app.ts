@@ -28,6 +28,7 @@ import { ConsoleTokenGuard } from './platform/admin/console-token-guard.js'
 import { DownloadTally } from './gateway/releases/download-tally.js'
 import { RevokedReleases } from './firmware/revoked-releases.js'
 import { generatedConsoleToken } from './platform/admin/console-token.js'
+import { pruneProduction } from './gateway/production/ingest/production-retention.js'
 import { platformPlugin } from './platform/platform-plugin.js'
 import { AppError, errorBody } from './errors.js'
 import { AccessLogController } from './http/access-log.js'
@@ -209,6 +210,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
     downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
     revokedReleases: await RevokedReleases.load(storage.db, config.firmwareRevokedKeys),
+    pruneProduction: (now, batch, rest) => pruneProduction(storage, now, { rawDays: config.productionRetentionDays, batch, rest }),
   }
 }
 

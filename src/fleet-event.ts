@@ -7,7 +7,7 @@ import { ReleaseEvent } from './gateway/releases/release-event.js'
 import { RolloutDeviceEvent, RolloutEvent } from './gateway/rollouts/rollout-events.js'
 import { CommandEvent } from './platform/commands/command-event.js'
 import { PlatformDeviceEvent } from './platform/devices/platform-device-event.js'
-import { MachineStateEvent } from './production/machine-state-event.js'
+import { MachineStateEvent } from './gateway/production/ingest/machine-state-event.js'
 
 /**
  * Every event of contract §11, gathered from the features that raise them. `events/` carries

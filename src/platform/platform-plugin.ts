@@ -15,7 +15,6 @@ import { timeRoutes } from './device-api/time-routes.js'
 import { createPlatformServices } from './platform-services.js'
 import { PlatformSweep } from './platform-sweep.js'
 import { RetentionJob } from './retention/retention-job.js'
-import { pruneProduction } from '../production/production-retention.js'
 
 /** Advisory lock name: one retention pass at a time across instances. */
 export const RETENTION_LOCK = 'fleetgate.retention'
@@ -38,9 +37,10 @@ export const platformPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app,
   const { telemetryRetentionDays, logRetentionDays } = deps.config
   const { db, telemetry, commands } = services
   const exclusive = <T>(fn: () => Promise<T>) => deps.storage.exclusive(RETENTION_LOCK, fn)
-  const production = (now: number, batch: number, rest: (started: number) => Promise<boolean>) =>
-    pruneProduction(deps.storage, now, { rawDays: deps.config.productionRetentionDays, batch, rest })
-  const retention = new RetentionJob({ db, telemetry, commands, telemetryRetentionDays, logRetentionDays, exclusive, clock: deps.storage.clock, production }, deps.log)
+  const retention = new RetentionJob(
+    { db, telemetry, commands, telemetryRetentionDays, logRetentionDays, exclusive, clock: deps.storage.clock, production: deps.pruneProduction },
+    deps.log,
+  )
   app.addHook('onReady', async () => retention.start())
   app.addHook('onClose', async () => retention.stop())
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ProductionStore } from '../../../src/production/production-store.js'
+import { ProductionStore } from '../../../src/gateway/production/ingest/production-store.js'
 import { DIALECTS } from '../../helpers/dialects.js'
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js'
 import { insertMachine } from './production-rows.js'

@@ -2,10 +2,10 @@ import pino from 'pino'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import type { ProductionFrame } from '@fleetgate/device-agent/protocol'
-import type { DeviceLink } from '../../src/link/device-link.js'
-import { MAX_UNACKED_FRAMES, ProductionIntake } from '../../src/production/production-intake.js'
-import { createProductionMetrics } from '../../src/production/production-metrics.js'
-import type { StoredFrame } from '../../src/production/production-store.js'
+import type { DeviceLink } from '../../../../src/link/device-link.js'
+import { MAX_UNACKED_FRAMES, ProductionIntake } from '../../../../src/gateway/production/ingest/production-intake.js'
+import { createProductionMetrics } from '../../../../src/gateway/production/ingest/production-metrics.js'
+import type { StoredFrame } from '../../../../src/gateway/production/ingest/production-store.js'
 
 /** A link whose socket records pauses, resumes and what is sent. */
 function fakeLink() {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { InProcessEventBus } from '../../src/events/in-process-event-bus.js'
-import type { FleetEvent } from '../../src/fleet-event.js'
-import { DIALECTS, testDatabase } from '../helpers/dialects.js'
-import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
-import { machine } from '../gateway/helpers/machine.js'
-import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+import { InProcessEventBus } from '../../../../src/events/in-process-event-bus.js'
+import type { FleetEvent } from '../../../../src/fleet-event.js'
+import { DIALECTS, testDatabase } from '../../../helpers/dialects.js'
+import { startGatewayApp, type GatewayApp } from '../../helpers/gateway-app.js'
+import { machine } from '../../helpers/machine.js'
+import { RawDevice, uniqueDeviceId } from '../../helpers/raw-device.js'
 
 type Event = { id: string } & Record<string, unknown>
 type MachineState = { device_id: string; state: string; reason: string | null; at: number }

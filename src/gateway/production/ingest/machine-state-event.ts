@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { eventSchema } from '../events/event-envelope.js'
+import { eventSchema } from '../../../events/event-envelope.js'
 
 /** `data` of `event: machine-state` (§16): a machine's current state changed (receivers as `device`). */
 export const MachineStateEventData = Type.Object({

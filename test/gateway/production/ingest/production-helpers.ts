@@ -1,4 +1,4 @@
-import type { Storage } from '../../src/storage/storage.js'
+import type { Storage } from '../../../../src/storage/storage.js'
 
 export const HOUR = 3600
 export const DAY = 86_400

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
-import { MultiRowInsert } from '../storage/multi-row-insert.js'
-import type { Db } from '../storage/storage.js'
+import { MultiRowInsert } from '../../../storage/multi-row-insert.js'
+import type { Db } from '../../../storage/storage.js'
 import { STATE_COLUMNS, type BucketDelta, type RollupDeltas, type StateColumn } from './rollup-deltas.js'
 
 const SECONDS_COLUMNS = Object.values(STATE_COLUMNS)

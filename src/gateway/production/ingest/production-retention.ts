@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Storage } from '../storage/storage.js'
+import type { Storage } from '../../../storage/storage.js'
 
 const DAY_S = 86_400
 /** Hourly and daily figures and jobs are kept this long (§16: at least 2 years). */
@@ -24,6 +24,9 @@ export interface ProductionPruneOptions {
  * page at a time, deleting along their (device_id, ts) indexes in small batches. Answers the
  * rows deleted.
  */
+/** What the retention job calls: prunes as of `nowMs`, `batch` rows at a time, resting between batches as `rest` says. */
+export type ProductionPruner = (nowMs: number, batch: number, rest: (startedAt: number) => Promise<boolean>) => Promise<number>
+
 export async function pruneProduction(storage: Storage, nowMs: number, options: ProductionPruneOptions): Promise<number> {
   const { db, rowId } = storage
   const now = nowMs / 1000

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client'
-import { LeanHistogram } from '../metrics/lean-metrics.js'
+import { LeanHistogram } from '../../../metrics/lean-metrics.js'
 
 export interface ProductionMetrics {
   /** Events stored for the first time (a repeat is acknowledged, not counted). */

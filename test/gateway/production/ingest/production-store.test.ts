@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ProductionStore } from '../../src/production/production-store.js'
-import { openStorage, type Storage } from '../../src/storage/storage.js'
-import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { ProductionStore } from '../../../../src/gateway/production/ingest/production-store.js'
+import { openStorage, type Storage } from '../../../../src/storage/storage.js'
+import { DIALECTS, testDatabase, type TestDatabase } from '../../../helpers/dialects.js'
 import { addMachine, DAY, HOUR, referenceSeconds, sameSeconds, storedSeconds, type Seconds } from './production-helpers.js'
 
 type Event = { id: string } & Record<string, unknown>

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import { insertColumns, MultiRowInsert, type InsertRow } from '../storage/multi-row-insert.js'
-import type { Db } from '../storage/storage.js'
-import type { ProductionTables } from '../storage/tables/production-tables.js'
+import { insertColumns, MultiRowInsert, type InsertRow } from '../../../storage/multi-row-insert.js'
+import type { Db } from '../../../storage/storage.js'
+import type { ProductionTables } from '../../../storage/tables/production-tables.js'
 import type { RollupDeltas } from './rollup-deltas.js'
 
 /** A row of a machine's state sequence: a state event, or an `offline` row (event_id null) where a link closed. */
