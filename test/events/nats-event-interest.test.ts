@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto'
+import { connect, type NatsConnection } from 'nats'
+import { pino } from 'pino'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INTEREST_SUBJECT } from '../../src/events/bus-interest.js'
+import { createEventBus } from '../../src/events/create-event-bus.js'
+import { EVENTS_SUBJECT, type NatsEventBus } from '../../src/events/nats-event-bus.js'
+import type { FleetEvent } from '../../src/fleet-event.js'
+import { isFleetEvent } from '../../src/fleet-event.js'
+import { BusSigner, signedConnection } from '../../src/nats/bus-signature.js'
+import { machine } from '../gateway/helpers/machine.js'
+import { RawDevice, uniqueDeviceId } from '../gateway/helpers/raw-device.js'
+import { testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { natsSuitesRunnable, TEST_NATS_URL } from '../helpers/nats.js'
+import { startEventsApp, type EventsApp } from './events-kit.js'
+
+const runnable = await natsSuitesRunnable({ needsPostgres: true })
+
+/** Short announcement period: grace and lifetime (multiples of it) pass in a fraction of a second. */
+const PERIOD_MS = 150
+
+describe.skipIf(!runnable)('events go on NATS only while another instance listens', () => {
+  // A key of this suite alone: what other suites sharing this NATS server announce (unsigned, or
+  // with another key) is refused, so only these instances' interest counts.
+  const KEY = randomBytes(32).toString('base64url')
+  const log = pino({ level: 'silent' })
+  const registryA = new Registry()
+  let database: TestDatabase
+  let busA: NatsEventBus<FleetEvent>
+  let busB: NatsEventBus<FleetEvent>
+  let a: EventsApp
+  let b: EventsApp
+  /** A plain client on the events subject: a listener for the NATS server, but one nobody announced. */
+  let watcher: NatsConnection
+  /** Events seen on the subject, by device id. */
+  const onSubject = new Map<string, FleetEvent[]>()
+  const links: RawDevice[] = []
+  const bus = async (registry?: Registry) =>
+    (await createEventBus({ url: TEST_NATS_URL, clusterKey: KEY }, log, isFleetEvent, registry, { periodMs: PERIOD_MS })) as NatsEventBus<FleetEvent>
+  const published = async (destination: 'bus' | 'skipped') =>
+    Number(new RegExp(`fleetgate_events_published_total\\{destination="${destination}"\\} (\\d+)`).exec(await registryA.metrics())?.[1] ?? 0)
+
+  beforeAll(async () => {
+    database = testDatabase('postgres')
+    watcher = await connect({ servers: TEST_NATS_URL })
+    watcher.subscribe(EVENTS_SUBJECT, {
+      callback: (_err, msg) => {
+        try {
+          const event = JSON.parse(new TextDecoder().decode(msg.data)) as FleetEvent
+          const id = (event.data as { device_id?: string }).device_id
+          if (id) onSubject.set(id, [...(onSubject.get(id) ?? []), event])
+        } catch {
+          // Another suite's message.
+        }
+      },
+    })
+    await watcher.flush()
+    busA = await bus(registryA)
+    busB = await bus()
+    const env = { NATS_URL: TEST_NATS_URL, CLUSTER_KEY: KEY }
+    a = await startEventsApp('postgres', env, { database, eventBus: busA })
+    b = await startEventsApp('postgres', env, { database, eventBus: busB })
+    await Promise.all([busA.interest.learned(), busB.interest.learned()])
+  })
+  afterAll(async () => {
+    for (const link of links) await link.close().catch(() => undefined)
+    await a?.close()
+    await b?.close()
+    await watcher?.close()
+    await database?.cleanup()
+  })
+
+  const status = (device_id: string, status: object): FleetEvent => ({ kind: 'device-status', data: { device_id, status, at: Date.now() / 1000 } })
+
+  it('sends nothing on NATS for the heartbeats of devices nobody watches', async () => {
+    const skippedBefore = await published('skipped')
+    const sentBefore = await published('bus')
+    const ids = Array.from({ length: 20 }, () => uniqueDeviceId())
+    for (const id of ids) {
+      const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+      links.push(device)
+      device.heartbeat({ quiet: true })
+    }
+    // Each device raises `device` (registered) and one `device-status`: 40 events, all kept on A.
+    await expect.poll(() => published('skipped'), { timeout: 10_000 }).toBeGreaterThanOrEqual(skippedBefore + 2 * ids.length)
+    expect(await published('bus')).toBe(sentBefore)
+
+    // Now B listens: the next event of one of these devices goes on NATS, after anything A sent
+    // earlier (one connection keeps its order), so the watcher has seen all A ever sent of them.
+    const stream = await b.stream('root')
+    busA.publish(status(ids[0]!, { marker: true }))
+    await stream.next('device-status', (d) => d.device_id === ids[0])
+    await expect.poll(() => onSubject.get(ids[0]!)?.length ?? 0).toBe(1)
+    for (const id of ids.slice(1)) expect(onSubject.get(id)).toBeUndefined()
+    stream.close()
+    await expect.poll(() => busA.interest.wanted).toBe(false)
+  })
+
+  it('delivers to a stream on B the first event A raises right after the stream opened, every time', async () => {
+    const id = uniqueDeviceId()
+    for (let i = 0; i < 50; i++) {
+      // Nobody listens: A knows it before the stream opens, so the stream's opening is what tells it.
+      await expect.poll(() => busA.interest.wanted).toBe(false)
+      const stream = await b.stream('root')
+      busA.publish(status(id, { i }))
+      expect((await stream.next('device-status', (d) => d.device_id === id)).data.status).toEqual({ i })
+      stream.close()
+    }
+  })
+
+  it('stops publishing once the stream on B closes', async () => {
+    const stream = await b.stream('root')
+    expect(busA.interest.interestedInstances()).toEqual([busB.interest.instance])
+    stream.close()
+    await expect.poll(() => busA.interest.wanted).toBe(false)
+    const before = await published('skipped')
+    busA.publish(status(uniqueDeviceId(), { after: 'close' }))
+    expect(await published('skipped')).toBe(before + 1)
+  })
+
+  it('forgets the interest of an instance that stopped announcing (died) after the announcement lifetime', async () => {
+    const raw = await connect({ servers: TEST_NATS_URL })
+    try {
+      const signed = signedConnection(raw, new BusSigner(KEY))
+      signed.publish(INTEREST_SUBJECT, JSON.stringify({ instance: 'died-without-a-word', listeners: true }))
+      await raw.flush()
+      await expect.poll(() => busA.interest.interestedInstances()).toEqual(['died-without-a-word'])
+      expect(busA.interest.wanted).toBe(true)
+      // Never re-announced: forgotten after INTEREST_LIFETIME_PERIODS periods.
+      await expect.poll(() => busA.interest.wanted).toBe(false)
+      expect(busA.interest.interestedInstances()).toEqual([])
+    } finally {
+      await raw.close()
+    }
+  })
+
+  it('refuses an unsigned announcement when the cluster key is set', async () => {
+    const raw = await connect({ servers: TEST_NATS_URL })
+    try {
+      const signed = signedConnection(raw, new BusSigner(KEY))
+      // One connection keeps its order: once the signed probe is in, the unsigned one before it was read.
+      raw.publish(INTEREST_SUBJECT, JSON.stringify({ instance: 'unsigned-mallory', listeners: true }))
+      signed.publish(INTEREST_SUBJECT, JSON.stringify({ instance: 'signed-probe', listeners: true }))
+      await raw.flush()
+      await expect.poll(() => busA.interest.interestedInstances()).toContain('signed-probe')
+      expect(busA.interest.interestedInstances()).not.toContain('unsigned-mallory')
+      signed.publish(INTEREST_SUBJECT, JSON.stringify({ instance: 'signed-probe', listeners: false, gone: true }))
+      await raw.flush()
+      await expect.poll(() => busA.interest.wanted).toBe(false)
+    } finally {
+      await raw.close()
+    }
+  })
+
+  it('lets a restarted instance learn the streams already open elsewhere, and reach them', async () => {
+    const stream = await b.stream('root')
+    const restarted = await bus()
+    try {
+      await restarted.interest.learned()
+      expect(restarted.interest.interestedInstances()).toContain(busB.interest.instance)
+      const id = uniqueDeviceId()
+      restarted.publish(status(id, { from: 'restarted' }))
+      expect((await stream.next('device-status', (d) => d.device_id === id)).data.status).toEqual({ from: 'restarted' })
+    } finally {
+      stream.close()
+      await restarted.close()
+    }
+  })
+})
