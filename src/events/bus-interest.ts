@@ -173,6 +173,8 @@ export class BusInterest {
       this.acked = new Promise<void>((resolve) => {
         const timeout = setTimeout(() => {
           this.log.warn({ instances: [...waiting] }, 'instances did not acknowledge event interest in time')
+          // Dead or stalled: not waited for again until it is heard from.
+          for (const instance of waiting) this.peers.delete(instance)
           this.finishRound()
         }, INTEREST_ACK_WAIT_MS)
         timeout.unref()

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import net from 'node:net'
 import { connect, type NatsConnection } from 'nats'
 import { pino } from 'pino'
 import { Registry } from 'prom-client'
@@ -98,14 +99,28 @@ describe.skipIf(!runnable)('events go on NATS only while another instance listen
   })
 
   it('delivers to a stream on B the first event A raises right after the stream opened, every time', async () => {
-    const id = uniqueDeviceId()
-    for (let i = 0; i < 50; i++) {
-      // Nobody listens: A knows it before the stream opens, so the stream's opening is what tells it.
-      await expect.poll(() => busA.interest.wanted).toBe(false)
-      const stream = await b.stream('root')
-      busA.publish(status(id, { i }))
-      expect((await stream.next('device-status', (d) => d.device_id === id)).data.status).toEqual({ i })
-      stream.close()
+    // A second publisher reads NATS late (what the server sends it is held 30 ms): had the
+    // stream opened once B's announcement reached the server, rather than once every instance
+    // acknowledged it, this one's first event would be kept back.
+    const proxy = await delayingProxy(TEST_NATS_URL, 30)
+    const slow = (await createEventBus({ url: proxy.url, clusterKey: KEY }, log, isFleetEvent, undefined, { periodMs: PERIOD_MS })) as NatsEventBus<FleetEvent>
+    try {
+      await slow.interest.learned()
+      const id = uniqueDeviceId()
+      for (let i = 0; i < 50; i++) {
+        // Nobody listens, and A knows it: the stream's opening is what tells it.
+        await expect.poll(() => [busA.interest.wanted, slow.interest.wanted]).toEqual([false, false])
+        const stream = await b.stream('root')
+        busA.publish(status(id, { i, from: 'a' }))
+        slow.publish(status(id, { i, from: 'slow' }))
+        for (const from of ['a', 'slow']) {
+          expect((await stream.next('device-status', (d) => d.device_id === id && (d.status as { from: string }).from === from)).data.status).toEqual({ i, from })
+        }
+        stream.close()
+      }
+    } finally {
+      await slow.close()
+      await proxy.close()
     }
   })
 
@@ -168,3 +183,34 @@ describe.skipIf(!runnable)('events go on NATS only while another instance listen
     }
   })
 })
+
+/** A TCP proxy to the NATS server that holds what the server sends for `delayMs` (in order); the other way goes at once. */
+async function delayingProxy(natsUrl: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(natsUrl)
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 4222), target.hostname)
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', () => undefined)
+      socket.on('close', () => {
+        client.destroy()
+        upstream.destroy()
+        sockets.delete(socket)
+      })
+    }
+    client.pipe(upstream)
+    // Timers of one duration fire in the order they were set: the bytes keep their order.
+    upstream.on('data', (chunk) => setTimeout(() => client.destroyed || client.write(chunk), delayMs))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}
