@@ -72,7 +72,7 @@ describe.skipIf(!runnable)('events go on NATS only while another instance listen
     await database?.cleanup()
   })
 
-  const status = (device_id: string, status: object): FleetEvent => ({ kind: 'device-status', data: { device_id, status, at: Date.now() / 1000 } })
+  const status = (device_id: string, status: Record<string, unknown>): FleetEvent => ({ kind: 'device-status', data: { device_id, status, at: Date.now() / 1000 } })
 
   it('sends nothing on NATS for the heartbeats of devices nobody watches', async () => {
     const skippedBefore = await published('skipped')
