@@ -21,6 +21,12 @@ export const INTEREST_LIFETIME_PERIODS = 3
 export const INTEREST_GRACE_PERIODS = 2
 /** How long `acknowledged` waits for the other instances' acknowledgements (a stalled or dead instance). */
 export const INTEREST_ACK_WAIT_MS = 2000
+/**
+ * After asking "who listens?" (start, NATS back), how long an instance takes the answers as the
+ * list of instances there are: an announcement made meanwhile waits for the acknowledgements of
+ * every instance that answered within it (they answer at once: a round trip).
+ */
+export const INTEREST_WHO_WAIT_MS = 500
 
 /** What an instance says on INTEREST_SUBJECT. */
 export interface InterestMessage {
@@ -38,8 +44,10 @@ export interface InterestMessage {
 
 interface AckRound {
   round: number
-  /** The instances that have not acknowledged yet. */
-  waiting: Set<string>
+  /** The instances that acknowledged it. */
+  acked: Set<string>
+  /** The instances waited for that have not acknowledged yet; null while this instance still learns who is there. */
+  waiting: Set<string> | null
   done(): void
 }
 
@@ -76,7 +84,9 @@ export interface BusInterestOptions {
  *   Not a flush alone: the server having the announcement does not mean the other instance
  *   read it before its next event (it reads its sockets in any order).
  * - An instance the announcer did not know yet (just started, or back from a NATS outage)
- *   publishes every event for INTEREST_GRACE_PERIODS periods, whoever listens. It subscribes
+ *   publishes every event for INTEREST_GRACE_PERIODS periods, whoever listens. (An announcer
+ *   that just started itself waits INTEREST_WHO_WAIT_MS for the answers to its own "who
+ *   listens?" and then for the acknowledgements of every instance that answered.) It subscribes
  *   here first, then asks "who listens?" (everyone answers at once); an instance with listeners
  *   also re-announces every period, so by the end of the grace it knows every interest.
  * - Every instance announces its state every period (with listeners or without): that is how
@@ -97,6 +107,8 @@ export class BusInterest {
   private readonly interested = new Map<string, number>()
   private listeners = false
   private publishAllUntil: number
+  /** Until then, the answers to "who listens?" may still come in. */
+  private askingUntil: number
   private round = 0
   private pending: AckRound | undefined
   private acked: Promise<void> = Promise.resolve()
@@ -118,6 +130,7 @@ export class BusInterest {
     this.graceMs = INTEREST_GRACE_PERIODS * this.periodMs
     this.now = options.now ?? (() => performance.now())
     this.publishAllUntil = this.now() + this.graceMs
+    this.askingUntil = this.now() + INTEREST_WHO_WAIT_MS
     this.ackSubject = `${INTEREST_SUBJECT}.ack.${this.instance}`
     // Subscribed before asking: every answer, and every announcement from now on, reaches us.
     this.subscriptions = [
@@ -131,6 +144,7 @@ export class BusInterest {
       if (!up) return
       // What was said meanwhile was missed: publish everything again for a grace, and ask.
       this.publishAllUntil = this.now() + this.graceMs
+      this.askingUntil = this.now() + INTEREST_WHO_WAIT_MS
       this.say({ who: true })
     })
   }
@@ -162,32 +176,44 @@ export class BusInterest {
     return [...this.interested].filter(([, until]) => until > now).map(([instance]) => instance)
   }
 
-  /** This instance's first listener subscribed: tells the others, who acknowledge (see `acknowledged`). */
+  /**
+   * This instance's first listener subscribed: tells the others, who acknowledge (see
+   * `acknowledged`). The instances waited for are those heard from within the lifetime; while
+   * this instance still asks who is there (just started), those that answer by the end of it.
+   */
   announce(): void {
     this.listeners = true
     this.finishRound()
     if (!this.connection.connected) return
     const round = ++this.round
-    const waiting = new Set(this.livePeers())
-    if (waiting.size > 0) {
-      this.acked = new Promise<void>((resolve) => {
-        const timeout = setTimeout(() => {
-          this.log.warn({ instances: [...waiting] }, 'instances did not acknowledge event interest in time')
-          // Dead or stalled: not waited for again until it is heard from.
-          for (const instance of waiting) this.peers.delete(instance)
-          this.finishRound()
-        }, INTEREST_ACK_WAIT_MS)
-        timeout.unref()
-        this.pending = {
-          round,
-          waiting,
-          done: () => {
-            clearTimeout(timeout)
-            resolve()
-          },
-        }
-      })
-    }
+    const asking = Math.max(0, this.askingUntil - this.now())
+    this.acked = new Promise<void>((resolve) => {
+      const timeout = setTimeout(() => {
+        const late = [...(this.pending?.waiting ?? [])]
+        this.log.warn({ instances: late }, 'instances did not acknowledge event interest in time')
+        // Dead or stalled: not waited for again until it is heard from.
+        for (const instance of late) this.peers.delete(instance)
+        this.finishRound()
+      }, asking + INTEREST_ACK_WAIT_MS)
+      timeout.unref()
+      const pending: AckRound = {
+        round,
+        acked: new Set(),
+        waiting: null,
+        done: () => {
+          clearTimeout(timeout)
+          resolve()
+        },
+      }
+      this.pending = pending
+      const waitForPeers = () => {
+        if (this.pending !== pending) return
+        pending.waiting = new Set(this.livePeers().filter((instance) => !pending.acked.has(instance)))
+        if (pending.waiting.size === 0) this.finishRound()
+      }
+      if (asking > 0) setTimeout(waitForPeers, asking).unref()
+      else waitForPeers()
+    })
     this.say({ round }, this.ackSubject)
   }
 
@@ -275,6 +301,8 @@ export class BusInterest {
   private acknowledgedBy(instance: string, round: number | undefined): void {
     const pending = this.pending
     if (!pending || round !== pending.round) return
+    pending.acked.add(instance)
+    if (!pending.waiting) return
     pending.waiting.delete(instance)
     if (pending.waiting.size === 0) this.finishRound()
   }

@@ -124,6 +124,32 @@ describe.skipIf(!runnable)('events go on NATS only while another instance listen
     }
   })
 
+  it('delivers to a stream on an instance just started the first event another raises right after it opened', async () => {
+    const proxy = await delayingProxy(TEST_NATS_URL, 30)
+    const slow = (await createEventBus({ url: proxy.url, clusterKey: KEY }, log, isFleetEvent, undefined, { periodMs: PERIOD_MS })) as NatsEventBus<FleetEvent>
+    try {
+      await slow.interest.learned()
+      const id = uniqueDeviceId()
+      for (let i = 0; i < 5; i++) {
+        await expect.poll(() => slow.interest.wanted).toBe(false)
+        // Its first listener subscribes before it heard from anyone: it waits for the answers to its "who listens?".
+        const fresh = await bus()
+        try {
+          const received: FleetEvent[] = []
+          fresh.subscribe((event) => received.push(event))
+          await fresh.listening()
+          slow.publish(status(id, { i }))
+          await expect.poll(() => received.filter((e) => e.kind === 'device-status' && e.data.device_id === id).map((e) => e.data)).toMatchObject([{ status: { i } }])
+        } finally {
+          await fresh.close()
+        }
+      }
+    } finally {
+      await slow.close()
+      await proxy.close()
+    }
+  })
+
   it('stops publishing once the stream on B closes', async () => {
     const stream = await b.stream('root')
     expect(busA.interest.interestedInstances()).toEqual([busB.interest.instance])
