@@ -141,7 +141,7 @@ export class BusInterest {
     this.timer = setInterval(() => this.say(), this.periodMs)
     this.timer.unref()
     connection.onChange((up) => {
-      if (!up) return
+      if (!up || this.closed) return
       // What was said meanwhile was missed: publish everything again for a grace, and ask.
       this.publishAllUntil = this.now() + this.graceMs
       this.askingUntil = this.now() + INTEREST_WHO_WAIT_MS
@@ -255,7 +255,7 @@ export class BusInterest {
   }
 
   private say(extra: Partial<InterestMessage> = {}, reply?: string): void {
-    if (!this.connection.connected) return
+    if (!this.connection.connected || (this.closed && !extra.gone)) return
     const message: InterestMessage = { instance: this.instance, listeners: this.listeners, ...extra }
     try {
       this.nc.publish(INTEREST_SUBJECT, this.encoder.encode(JSON.stringify(message)), reply ? { reply } : undefined)
