@@ -187,7 +187,9 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
   const hashGate = passwordHashGate(login.hashConcurrency ?? config.loginHashConcurrency, login.maxQueuedHashes ?? MAX_QUEUED_HASHES)
   const users = new UserDirectory(config.authUsers, storage.db, login.verify ?? verifyPassword, hashGate)
   const tokens = new TokenService(secret, config.jwtExpireHours, { maxSessionHours: config.jwtMaxSessionHours, ...(login.now ? { now: login.now } : {}) })
-  const events = options.eventBus ?? (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry))
+  const events =
+    options.eventBus ??
+    (await createEventBus(natsSettings(config), app.log, isFleetEvent, metrics.registry, { periodMs: options.events?.interestPeriodMs ?? EVENT_DEFAULTS.interestPeriodMs }))
   // Logouts are announced to every instance on the bus: no instance reads the database for a session it found live a moment ago.
   const sessions = new SessionRevocations(storage.db, storage.clock, { ...options.sessions, channel: events.broadcast('sessions') })
   await events.listening()

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Registry } from 'prom-client'
 import { busSigner, signedConnection } from '../nats/bus-signature.js'
 import { asNatsSettings, connectNats, type NatsSettings } from '../nats/connect-nats.js'
+import type { BusInterestOptions } from './bus-interest.js'
 import type { EventBus } from './event-bus.js'
 import type { EventEnvelope } from './event-envelope.js'
 import { InProcessEventBus } from './in-process-event-bus.js'
@@ -17,9 +18,14 @@ export async function createEventBus<E extends EventEnvelope>(
   log: FastifyBaseLogger,
   isEvent: (value: unknown) => value is E,
   metrics?: Registry,
+  /** Announcements of which instances listen (`BusInterest`); tests shorten the period. */
+  interest?: BusInterestOptions,
 ): Promise<EventBus<E>> {
   if (!nats) return new InProcessEventBus<E>()
   const settings = asNatsSettings(nats)
   const nc = await connectNats(settings, 'fleetgate-events', { noEcho: true })
-  return new NatsEventBus(signedConnection(nc, busSigner(settings.clusterKey, metrics)), log, isEvent)
+  return new NatsEventBus(signedConnection(nc, busSigner(settings.clusterKey, metrics)), log, isEvent, {
+    ...(metrics ? { registry: metrics } : {}),
+    ...(interest ? { interest } : {}),
+  })
 }

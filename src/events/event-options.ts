@@ -1,3 +1,5 @@
+import { INTEREST_PERIOD_MS } from './bus-interest.js'
+
 /**
  * Timings and limits of the event stream. Only `buildApp` options change them (tests shorten
  * them); the contract fixes the defaults, so they are not environment variables.
@@ -13,6 +15,8 @@ export interface EventOptions {
   maxStreamsPerUser?: number
   /** `device-status` at most this often per device (contract: once a second). */
   statusIntervalMs?: number
+  /** Several instances: how often each says whether it has streams (`BusInterest`; its grace and lifetime are multiples). */
+  interestPeriodMs?: number
 }
 
 export const EVENT_DEFAULTS: Required<EventOptions> = {
@@ -21,6 +25,7 @@ export const EVENT_DEFAULTS: Required<EventOptions> = {
   maxBufferedBytes: 1024 * 1024,
   maxStreamsPerUser: 10,
   statusIntervalMs: 1_000,
+  interestPeriodMs: INTEREST_PERIOD_MS,
 }
 
 /** First line of every stream: how long a disconnected browser waits before reconnecting. */
