@@ -178,6 +178,12 @@ export class ProductionRepository {
     return rows.map((r) => ({ device_id: r.device_id, state: r.state, since: Number(r.since) }))
   }
 
+  /** One machine's current state (§16 addition), `offline` included; undefined when it never reported one. */
+  async currentState(deviceId: string): Promise<{ state: string; reason: string | null; since: number } | undefined> {
+    const row = await this.db.selectFrom('production_current').select(['state', 'reason', 'since']).where('device_id', '=', deviceId).executeTakeFirst()
+    return row && { state: row.state, reason: row.reason ?? null, since: Number(row.since) }
+  }
+
   /** One machine's jobs, newest first (by start, then id); `after` is the job id the previous page ended with. */
   async jobs(deviceId: string, limit: number, after?: string): Promise<{ rows: JobRow[]; next_after?: string }> {
     let query = this.db

@@ -62,7 +62,8 @@ export const productionRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext; 
       const { from, to } = windowOf(request.query, now)
       const { device_id } = request.params
       const rated_cph = await visible(request.user!, device_id)
-      return { success: true, device_id, from, to, rated_cph, ...(await reader.machine(device_id, rated_cph, from, to, now)) }
+      const [figures, state] = await Promise.all([reader.machine(device_id, rated_cph, from, to, now), repo.currentState(device_id)])
+      return { success: true, device_id, from, to, rated_cph, state: state ?? null, ...figures }
     },
   )
 

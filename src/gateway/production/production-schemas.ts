@@ -67,6 +67,17 @@ export const MachineProductionAnswer = Type.Object({
   from: Type.Number(),
   to: Type.Number(),
   rated_cph: Type.Union([Type.Integer(), Type.Null()]),
+  state: Type.Union(
+    [
+      Type.Object({
+        state: Type.String({ description: 'One of the six SEMI E10 states, or `offline` (its link closed)' }),
+        reason: Type.Union([Type.String(), Type.Null()], { description: 'The state event’s reason; null when none' }),
+        since: Type.Number({ description: 'When the machine entered the state (s since epoch), as `at` of `machine-state`' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The machine’s current state now, whatever the window (fleetgate addition); null when it never reported one' },
+  ),
   ...MachineFigures,
 })
 

@@ -5079,6 +5079,15 @@ export interface paths {
                             from: number;
                             to: number;
                             rated_cph: number | null;
+                            /** @description The machine’s current state now, whatever the window (fleetgate addition); null when it never reported one */
+                            state: {
+                                /** @description One of the six SEMI E10 states, or `offline` (its link closed) */
+                                state: string;
+                                /** @description The state event’s reason; null when none */
+                                reason: string | null;
+                                /** @description When the machine entered the state (s since epoch), as `at` of `machine-state` */
+                                since: number;
+                            } | null;
                             /** @description Seconds in each SEMI E10 state and offline, within the window’s part before now */
                             seconds: {
                                 productive: number;
