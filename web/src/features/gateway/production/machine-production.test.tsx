@@ -10,7 +10,7 @@ import { figures, seconds } from './production-test-data'
 afterEach(() => vi.unstubAllGlobals())
 
 const production = (over: Partial<MachineProduction> = {}): MachineProduction => ({
-  success: true, device_id: 'pnp-01', from: 1, to: 2, rated_cph: 4000, ...figures(), faults: { pickup_error: 3 }, jobs_completed: 1,
+  success: true, device_id: 'pnp-01', from: 1, to: 2, rated_cph: 4000, state: null, ...figures(), faults: { pickup_error: 3 }, jobs_completed: 1,
   feeders: [
     { feeder: 'F7', placed: 900, missed: 45, miss_rate: 45 / 945 },
     { feeder: 'F1', placed: 2000, missed: 4, miss_rate: 4 / 2004 },
@@ -24,7 +24,7 @@ const job = (id: string, over: Partial<Job> = {}): Job => ({
 })
 const hour = 1_764_374_400
 
-function serve(feeders?: MachineProduction['feeders']) {
+function serve(feeders?: MachineProduction['feeders'], state: MachineProduction['state'] = null) {
   return stubFetch((request) => {
     if (request.url.includes('/production/series')) {
       const bucket = (start: number, over: object) => ({ start, ...figures(), ...over })
@@ -37,7 +37,7 @@ function serve(feeders?: MachineProduction['feeders']) {
       if (request.url.includes('after=')) return { status: 200, body: { success: true, jobs: [job('j-1')], next_after: null } }
       return { status: 200, body: { success: true, jobs: [job('j-3', { ended_at: null, result: null, boards_done: null }), job('j-2', { result: 'failed', boards_done: 7, missed: 40 })], next_after: 'j-2' } }
     }
-    if (request.url.includes('/production')) return { status: 200, body: production(feeders ? { feeders } : {}) }
+    if (request.url.includes('/production')) return { status: 200, body: production({ state, ...(feeders ? { feeders } : {}) }) }
     return { status: 404, body: { success: false, error: 'not_found', message: request.url } }
   })
 }
@@ -105,6 +105,23 @@ describe('machine region "Production"', () => {
     act(() => routeEvent(client, { event: 'machine-state', data: JSON.stringify({ device_id: 'pnp-02', state: 'standby', reason: null, at: hour + 120 }) }))
     act(() => routeEvent(client, { event: 'machine-state', data: JSON.stringify({ device_id: 'pnp-01', state: 'standby', reason: null, at: hour + 30 }) }))
     expect(within(region).getByText(/Current state:/).textContent).toContain('Unscheduled down')
+  })
+
+  it('shows the state the server keeps at once, then live events over it', async () => {
+    serve(undefined, { state: 'standby', reason: 'setup', since: hour + 60 })
+    const { client } = show()
+    const region = screen.getByRole('region', { name: 'Production' })
+    const current = () => within(region).getByText(/Current state:/).textContent
+    await waitFor(() => expect(current()).toContain('Standby · reason: setup'))
+    // An event older than the fetched state (it came before) changes nothing; a newer one wins.
+    act(() => routeEvent(client, { event: 'machine-state', data: JSON.stringify({ device_id: 'pnp-01', state: 'productive', reason: null, at: hour }) }))
+    expect(current()).toContain('Standby')
+    act(() => routeEvent(client, { event: 'machine-state', data: JSON.stringify({ device_id: 'pnp-01', state: 'productive', reason: null, at: hour + 120 }) }))
+    await waitFor(() => expect(current()).toContain('Productive'))
+    expect(current()).not.toContain('reason')
+    // A refetch that read the server before the event does not put the older state back.
+    await act(() => client.refetchQueries())
+    expect(current()).toContain('Productive')
   })
 
   it('says a machine not linked is offline until it reports', () => {

@@ -16,7 +16,7 @@ import { StateTimelineChart } from './state-timeline-chart'
 import './production.css'
 
 /**
- * Region "Production" of /machines/{id} (§16): the current state (live), the range's figures,
+ * Region "Production" of /machines/{id} (§16): the current state (fetched with the figures, then live), the range's figures,
  * charts "State timeline" and "Placements per hour" (hour by hour), table "Feeders" worst first,
  * and table "Jobs".
  */
@@ -28,7 +28,7 @@ export function MachineProductionRegion({ id, alive }: { id: string; alive: bool
   return (
     <Region label={t('production.region')} className="production">
       <div className="production-head">
-        <CurrentState id={id} alive={alive} />
+        <CurrentState id={id} alive={alive} fetched={figures.data?.state} />
         <RangeSelect value={range} onChange={setRange} />
       </div>
       {/* One alert for the region when the figures cannot be read (the three reads fail alike). */}

@@ -2,12 +2,11 @@ import { skipToken, useQuery } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { productionKeys } from '../../../api/query-keys'
 import { formatSeconds } from '../../../components/ui/format'
-import type { MachineStateEvent } from './production-types'
+import type { KnownState, MachineStateEvent } from './production-types'
 
 /**
- * The machine's current state as its last §11 `machine-state` event said (events/event-router.ts
- * puts each into `productionKeys.state`). §16 has no endpoint for it: until an event arrives the
- * state is "Offline" for a machine not linked (§16: its link closed) and "Unknown" otherwise; never a guess.
+ * The machine's last §11 `machine-state` event (events/event-router.ts puts each into
+ * `productionKeys.state`, an older one never replacing a newer).
  */
 export function useMachineState(id: string) {
   // Nothing to fetch: the cache entry is written by events only (a fetch could overwrite an event that came first).
@@ -20,10 +19,25 @@ export function useMachineState(id: string) {
   }).data
 }
 
-export function CurrentState({ id, alive }: { id: string; alive: boolean | undefined }) {
+/**
+ * What the page shows: the newer of the fetched state (`state` of `GET …/production`) and the
+ * last event, by when the machine entered it; an event wins a tie. A refetch that read the server
+ * before an event answers an older `since`, so it never puts an older state back.
+ */
+export function newestState(fetched: KnownState | null | undefined, event: MachineStateEvent | null | undefined): KnownState | null {
+  if (event && (!fetched || event.at >= fetched.since)) return { state: event.state, reason: event.reason, since: event.at }
+  return fetched ?? null
+}
+
+/**
+ * The machine's current state: fetched with its figures, then live from `machine-state` events.
+ * A machine that never reported one is "Offline" when not linked (§16: its link closed) and
+ * "Unknown" otherwise; never a guess.
+ */
+export function CurrentState({ id, alive, fetched }: { id: string; alive: boolean | undefined; fetched: KnownState | null | undefined }) {
   const { t } = useTranslation()
-  const event = useMachineState(id)
-  const state = event?.state ?? (alive === false ? 'offline' : null)
+  const known = newestState(fetched, useMachineState(id))
+  const state = known?.state ?? (alive === false ? 'offline' : null)
   return (
     <p className="current-state" aria-live="polite">
       {t('production.currentState')}{' '}
@@ -35,8 +49,8 @@ export function CurrentState({ id, alive }: { id: string; alive: boolean | undef
       ) : (
         <span className="muted">{t('production.stateUnknown')}</span>
       )}
-      {event?.reason ? ` · ${t('production.reason', { reason: t(`production.reasons.${event.reason}`, { defaultValue: event.reason }) })}` : null}
-      {event ? ` · ${t('production.since', { time: formatSeconds(event.at, '') })}` : null}
+      {known?.reason ? ` · ${t('production.reason', { reason: t(`production.reasons.${known.reason}`, { defaultValue: known.reason }) })}` : null}
+      {known ? ` · ${t('production.since', { time: formatSeconds(known.since, '') })}` : null}
     </p>
   )
 }

@@ -9,6 +9,8 @@ export type FeederFigures = MachineProduction['feeders'][number]
 export type NozzleFigures = MachineProduction['nozzles'][number]
 /** Seconds in each SEMI E10 state and offline. */
 export type StateSeconds = MachineProduction['seconds']
+/** The machine's current state now, whatever the window (fleetgate addition to §16); null when it never reported one. */
+export type KnownState = NonNullable<MachineProduction['state']>
 
 /** `GET /api/v1/devices/{id}/production/series`: buckets oldest first. */
 export type ProductionSeries = Answer<'/api/v1/devices/{device_id}/production/series', 'get'>
