@@ -3,12 +3,15 @@
  * baseline in the same run; with no part named every part runs, in order.
  * - `ingest` (bench-production-ingest.ts): events per second over the device link and
  *   frame → ack p99; `--machines 20 --window 4 --seconds 10`.
- * Another part (the read side's queries) registers here beside it, under its own name.
+ * - `queries` (bench-production-queries.ts): the fleet query, one machine's 24 h and a 30-day
+ *   series at fleet size; `--machines 10000 --days 90 --engines sqlite,postgres`.
  */
 import { productionIngest } from './bench-production-ingest.js'
+import { productionQueries } from './bench-production-queries.js'
 
 const PARTS: Record<string, (args: string[]) => Promise<void>> = {
   ingest: productionIngest,
+  queries: productionQueries,
 }
 
 export default async function production(args: string[]): Promise<void> {

@@ -15,7 +15,7 @@ export const rolloutKpiGate: MigrationFactory = () => ({
     await db.schema.alterTable('rollout_devices').addColumn('installed_at', 'double precision').execute()
     // The fleet query (§16) reads every machine's rows of a time range: by time, not by machine
     // (the primary keys lead with device_id). Without these PostgreSQL scanned the whole hourly
-    // table for the partial days of a 90-day window (npm run bench -- production-queries).
+    // table for the partial days of a 90-day window (npm run bench -- production queries).
     await db.schema.createIndex('production_hourly_hour_start').on('production_hourly').column('hour_start').execute()
     await db.schema.createIndex('production_daily_day_start').on('production_daily').column('day_start').execute()
   },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- production-queries [--machines 10000] [--days 90] [--engines sqlite,postgres]`
+ * `npm run bench -- production queries [--machines 10000] [--days 90] [--engines sqlite,postgres]`
  *
  * The read side of contract §16 at fleet size, on SQLite (a temporary file) and PostgreSQL (a
  * scratch database): `--machines` machines (20 lines, a rated CPH on most) with `--days` of hourly
@@ -158,7 +158,7 @@ async function measure(databaseUrl: string, machines: number, days: number): Pro
   }
 }
 
-export default async function productionQueries(args: string[]): Promise<void> {
+export async function productionQueries(args: string[]): Promise<void> {
   const machines = option(args, 'machines', 10_000, { integer: true })
   const days = option(args, 'days', 90, { integer: true })
   const i = args.indexOf('--engines')
