@@ -49,7 +49,7 @@ async function profileIf(file: string | undefined): Promise<(() => Promise<void>
 }
 
 /** Opens `count` links from a child process; resolves once all registered and sent a heartbeat. */
-async function openLinks(linkUrl: string, prefix: string, count: number) {
+export async function openLinks(linkUrl: string, prefix: string, count: number) {
   const child = fork(HERE, ['--links-child', linkUrl, prefix, String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const [message] = (await once(child, 'message')) as [{ linked: number; failed: number; seconds: number; cpu: number }]
   if (message.failed > 0) throw new Error(`${message.failed} of ${count} links failed`)

@@ -43,8 +43,9 @@ export class DeviceLink {
   lastStatus: Record<string, unknown> = {}
   messagesSent = 0
   messagesReceived = 0
+  /** Created by the first request: an idle link holds neither. */
   private pending: Map<string, Pending> | undefined
-  private readonly ids = new RequestIds()
+  private ids: RequestIds | undefined
   private current: DeviceLinkState = 'open'
   /** Consecutive pings without a pong. */
   private missedPongs = 0
@@ -79,7 +80,7 @@ export class DeviceLink {
     if (pending.size >= MAX_IN_FLIGHT) {
       return Promise.reject(new AppError('server_busy', `Device ${this.deviceId} already has ${MAX_IN_FLIGHT} requests in flight`))
     }
-    const id = this.ids.next()
+    const id = (this.ids ??= new RequestIds()).next()
     return new Promise<DeviceAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.settle(id)) reject(new AppError('device_timeout', `Device ${this.deviceId} did not answer within ${timeoutMs} ms`))

@@ -51,15 +51,16 @@ export class LinkSession {
   private current: LinkSessionState = 'awaiting_register'
   /** Set once registered; kept after the close so the link can be unlinked. */
   private link: DeviceLink | undefined
-  /** Frames that arrived while registering, handled once registered. */
-  private readonly queued: string[] = []
-  private readonly registerTimer: NodeJS.Timeout
+  /** Frames that arrived while registering, handled once registered (created by the first). */
+  private queued: string[] | undefined
+  /** Until a register frame arrives or the socket closes (an idle link keeps none). */
+  private registerTimer: NodeJS.Timeout | undefined
   /**
    * The 64 KiB frame limit before registration, in force as the bytes arrive: ws's own limit
    * (the route's maxPayload) is the registered one, 16 MiB, and ws would buffer that much of one
-   * frame before a 'message' could be judged. Lifted once registered.
+   * frame before a 'message' could be judged. Lifted (and dropped) once registered.
    */
-  private readonly unregisteredLimit: FrameByteLimit
+  private unregisteredLimit: FrameByteLimit | undefined
   /** Set when the limit closed the socket: ws then reports 1006, as it never reads the peer's close frame. */
   private refusedOversize = false
   private readonly remoteAddress: string
@@ -78,7 +79,7 @@ export class LinkSession {
     socket.on('pong', () => this.link?.pong())
     socket.on('close', (code: number) => this.onSocketClosed(code))
     // Errors (oversized frame → 1009, protocol errors) are followed by 'close'; nothing else to do.
-    socket.on('error', () => undefined)
+    socket.on('error', ignoreError)
   }
 
   get state(): LinkSessionState {
@@ -109,6 +110,7 @@ export class LinkSession {
     const text = rawDataText(data)
     if (this.current === 'registering') {
       // Frames sent right behind the register frame wait for its outcome; the socket stops reading meanwhile.
+      this.queued ??= []
       this.queued.push(text)
       this.socket.pause()
       return
@@ -132,7 +134,7 @@ export class LinkSession {
 
   private startRegistering(frame: RegisterFrame): void {
     this.current = 'registering'
-    clearTimeout(this.registerTimer)
+    this.stopRegisterTimer()
     void this.host.register(this.socket, this.wire, frame, this.remoteAddress).then((registration) => this.finishRegistering(registration))
   }
 
@@ -148,9 +150,11 @@ export class LinkSession {
     if (this.current === 'closed') return this.host.unlink(registration.link)
     this.link = registration.link
     this.current = 'registered'
-    this.unregisteredLimit.stop()
+    this.liftUnregisteredLimit()
     this.socket.resume()
-    for (const text of this.queued.splice(0)) if (this.state === 'registered') this.handle(text)
+    const queued = this.queued
+    this.queued = undefined
+    for (const text of queued ?? []) if (this.state === 'registered') this.handle(text)
   }
 
   /** A frame on the registered link. */
@@ -186,16 +190,29 @@ export class LinkSession {
 
   private onSocketClosed(code: number): void {
     this.enterClosed()
-    this.unregisteredLimit.stop()
+    this.liftUnregisteredLimit()
     this.host.socketClosed(this, this.refusedOversize ? CLOSE_CODES.too_big : code)
     if (this.link) this.host.unlink(this.link)
   }
 
   private enterClosed(): void {
     this.current = 'closed'
+    this.stopRegisterTimer()
+  }
+
+  private stopRegisterTimer(): void {
     clearTimeout(this.registerTimer)
+    this.registerTimer = undefined
+  }
+
+  private liftUnregisteredLimit(): void {
+    this.unregisteredLimit?.stop()
+    this.unregisteredLimit = undefined
   }
 }
+
+/** The sessions' one 'error' listener (the route logs the errors). */
+const ignoreError = () => undefined
 
 function closeSocket(socket: WebSocket, code: number, reason: string): void {
   if (socket.readyState === WebSocket.CLOSED) return

@@ -159,6 +159,14 @@ describe.each(DIALECTS)('device registration on %s', (dialect) => {
     expect((await device.closed).code).toBe(1009)
   })
 
+  it('closes a registered link with 1007 on a text frame of invalid UTF-8, and unlinks it', async () => {
+    // ws reports the frame as an 'error' on the server's socket (the route's shared listener takes it) before it closes.
+    const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-utf8' })
+    device.socket.send(Buffer.from([0xc3, 0x28]), { binary: false })
+    expect((await device.closed).code).toBe(1007)
+    await expect.poll(async () => (await getDevice('pnp-reg-utf8')).json().device.connected).toBe(false)
+  })
+
   it('accepts a frame of exactly 16 MiB', async () => {
     const device = await RawDevice.link(gw.linkUrl, { device_id: 'pnp-reg-max' })
     // A response to no request: ignored, but read whole (a heartbeat status is capped at 64 KiB).
