@@ -1,6 +1,7 @@
-import { sql, type SqlBool } from 'kysely'
+import { sql, type Selectable, type SqlBool } from 'kysely'
 import { AppError } from '../../errors.js'
 import type { Db } from '../../storage/storage.js'
+import type { ProductionTables } from '../../storage/tables/production-tables.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 import { E10_STATES, type E10State } from './production-figures.js'
 
@@ -49,18 +50,8 @@ export interface CurrentState {
   since: number
 }
 
-export interface JobRow {
-  job_id: string
-  order_id: string | null
-  program: string | null
-  started_at: number | null
-  ended_at: number | null
-  result: string | null
-  boards_planned: number | null
-  boards_done: number | null
-  placed: number
-  missed: number
-}
+/** A job as the jobs endpoint lists it. */
+export type JobRow = Omit<Selectable<ProductionTables['production_jobs']>, 'device_id'>
 
 const STATE_COLUMNS = E10_STATES.map((state) => `s_${state}` as const)
 type Range = { start: number; end: number }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely'
 
 /** Seconds of closed state intervals per SEMI E10 state, and the counts, of one machine over one hour or one UTC day. */
-interface ProductionRollup {
+export interface ProductionRollup {
   device_id: string
   s_productive: number
   s_standby: number

@@ -1,21 +1,15 @@
 import { sql, type RawBuilder } from 'kysely'
 import { MultiRowInsert } from '../../../storage/multi-row-insert.js'
 import type { Db } from '../../../storage/storage.js'
-import { STATE_COLUMNS, type BucketDelta, type RollupDeltas, type StateColumn } from './rollup-deltas.js'
+import type { ProductionRollup } from '../../../storage/tables/production-tables.js'
+import { STATE_COLUMNS, type BucketDelta, type RollupDeltas } from './rollup-deltas.js'
 
 const SECONDS_COLUMNS = Object.values(STATE_COLUMNS)
 const ROLLUP_COLUMNS = [...SECONDS_COLUMNS, 'placed', 'missed', 'jobs_completed', 'faults', 'feeders', 'nozzles'] as const
 /** Buckets per statement: 15 parameters a row, far below both engines' limits. */
 const CHUNK = 200
 
-interface RollupValues extends Record<StateColumn, number> {
-  placed: number
-  missed: number
-  jobs_completed: number
-  faults: string
-  feeders: string
-  nozzles: string
-}
+type RollupValues = Omit<ProductionRollup, 'device_id'>
 
 type Counts = { placed: number; missed: number }
 type Table = 'production_hourly' | 'production_daily'
