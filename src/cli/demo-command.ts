@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { serve } from '../server.js'
 import { numberedIds, placeMsAt, startSimulation } from '../sim/simulation.js'
-import { DEMO_HISTORY_HOURS, hasRecentProduction } from './demo-history.js'
+import { adminAuthorization, DEMO_HISTORY_HOURS, historyStored, machinesWithPlacements } from './demo-history.js'
 import { DEMO_KPI_GATE, DEMO_WORSE_FIRMWARE, demoFirmwareKeys, startDemoRollout } from './demo-rollout.js'
 
 const DEMO_USERS = {
@@ -40,8 +40,10 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
   const { port } = app.server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`
   const admin = { username: 'admin', password: DEMO_USERS.admin.password }
+  const machineIds = numberedIds('pnp-', 3)
+  const authorization = demoUsers ? await adminAuthorization(url, admin).catch(() => undefined) : undefined
   // A second run on the same data keeps the first's history rather than counting it twice.
-  const earlier = demoUsers && (await hasRecentProduction(url, admin, numberedIds('pnp-', 3), DEMO_HISTORY_HOURS).catch(() => false))
+  const earlier = authorization !== undefined && (await machinesWithPlacements(url, authorization, machineIds, DEMO_HISTORY_HOURS).catch(() => [])).length > 0
   const sim = await startSimulation({
     url,
     devices: 3,
@@ -61,6 +63,8 @@ export async function runDemoCommand(_argv: string[]): Promise<number> {
     log: (level, message) => console.log(`[sim] ${level}: ${message}`),
   })
   await sim.registered()
+  // The KPI gate counts only machines with placements before their offer: the rollout starts once the history is stored.
+  if (authorization !== undefined && !earlier) await historyStored(url, authorization, machineIds, DEMO_HISTORY_HOURS, 30_000).catch(() => false)
   const rollout =
     firmware && demoUsers
       ? await startDemoRollout(url, admin, firmware.keys).catch((err: Error) => `no demo rollout: ${err.message}`)
