@@ -29,7 +29,7 @@ interface Counts {
 }
 
 /** Board transfer in and out of the machine between two boards of a job. */
-const BOARD_TRANSFER_MS = 5_000
+const BOARD_TRANSFER_MS = 2_000
 
 /**
  * A realistic production history as contract §16 events with their past `ts`, for a machine to
