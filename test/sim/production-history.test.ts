@@ -8,10 +8,10 @@ import { testMachine } from './machine-helpers.js'
 type Reported = ProductionEventInput & { ts: number }
 
 /** A machine at 36,000 CPH (111 ms a part) whose history of `hours` is collected. */
-function history(hours: number, options: { badFeeders?: { feeder: string; rate: number }[]; missRate?: number } = {}) {
+function history(hours: number, options: { badFeeders?: { feeder: string; rate: number }[]; missRate?: number } = {}, seed = 11) {
   const { clock, machine } = testMachine({ placeMsPerItem: 111 })
   const events: Reported[] = []
-  const monitor = new ProductionMonitor(machine, (event) => events.push(event as Reported), { random: seededRandom(11), ...options })
+  const monitor = new ProductionMonitor(machine, (event) => events.push(event as Reported), { random: seededRandom(seed), ...options })
   const count = monitor.reportHistory(hours)
   return { now: clock.now() / 1000, events, count, of: <K extends Reported['kind']>(kind: K) => events.filter((e): e is Extract<Reported, { kind: K }> => e.kind === kind) }
 }
@@ -46,6 +46,13 @@ describe('simulated production history (fleetgate demo)', () => {
     const states = new Set(h.of('state').map((s) => `${s.state}/${s.reason ?? ''}`))
     expect(states).toEqual(new Set(['standby/setup', 'productive/', 'unscheduled_down/parts_exhausted', 'standby/no_product']))
     expect(h.of('fault').every((f) => f.fault === 'parts_exhausted')).toBe(true)
+  })
+
+  it('reports nothing at or after now, whatever the draws (a stop in the last job included)', () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const h = history(12, {}, seed)
+      expect(Math.max(...h.events.map((e) => e.ts))).toBeLessThan(h.now)
+    }
   })
 
   it('misses at the machine’s rate, and a bad feeder at its own', () => {

@@ -59,7 +59,10 @@ export function productionHistory(options: ProductionHistoryOptions): Production
     state(t, 'standby', 'setup')
     t += between(8, 20) * 60_000
     const boardsPlanned = Math.round(between(60, 150) * 60_000 / boardMs)
-    const boardsFitting = Math.floor((endMs - 60_000 - t) / boardMs)
+    // A feeder may run empty once in the job: the line waits minutes for a refill.
+    const stopMs = random() < 0.4 ? between(3, 8) * 60_000 : 0
+    // The job, its stop included, ends a minute before the end at the latest: nothing lies ahead of now.
+    const boardsFitting = Math.floor((endMs - 60_000 - t - stopMs) / boardMs)
     if (boardsFitting < 1) {
       // The set-up that does not lead to a job before the end is idle time.
       events.pop()
@@ -71,8 +74,7 @@ export function productionHistory(options: ProductionHistoryOptions): Production
     jobs++
     events.push({ kind: 'job_started', job_id: jobId, program: `demo-board rev ${1 + (jobs % 3)}`, boards_planned: boards, ts: t / 1000 })
     state(t, 'productive')
-    // A feeder may run empty once in the job: the line waits minutes for a refill.
-    const starveAfter = random() < 0.4 ? Math.floor(between(0.2, 0.8) * boards) : -1
+    const starveAfter = stopMs > 0 ? Math.floor(between(0.2, 0.8) * boards) : -1
     let window: { endsAt: number; lastAt: number; counts: Counts; feeders: Map<string, Counts>; nozzles: Map<string, Counts> } | undefined
     const flush = () => {
       if (!window) return
@@ -95,7 +97,7 @@ export function productionHistory(options: ProductionHistoryOptions): Production
         const part = board[feeders.indexOf(feeder)]!.component
         events.push({ kind: 'fault', fault: 'parts_exhausted', feeder, part, ts: t / 1000 })
         state(t, 'unscheduled_down', 'parts_exhausted')
-        t += between(3, 8) * 60_000
+        t += stopMs
         state(t, 'productive')
       }
       t += boardMs
