@@ -4,16 +4,17 @@ import type { WorseFirmware } from '../sim/production/miss-model.js'
 
 /**
  * The demo release places worse: a simulated machine that installs a release whose id starts
- * with `demo-` misses 2 % of its picks (against 0.3 %), so the rollout's KPI gate (contract §16)
+ * with `demo-` misses 8 % of its picks (against 0.3 %), so the rollout's KPI gate (contract §16)
  * pauses it with `kpi_regression`.
  */
-export const DEMO_WORSE_FIRMWARE: WorseFirmware = { releasePrefix: 'demo-', missRate: 0.02 }
+export const DEMO_WORSE_FIRMWARE: WorseFirmware = { releasePrefix: 'demo-', missRate: 0.08 }
 
 /**
  * The demo rollout's KPI gate: a stage's miss rate may rise by at most 0.5 points, judged once
- * each updated machine placed 300 parts (about 5 minutes of the demo board), or after 15 minutes.
+ * each updated machine made 120 placements (two demo boards, under a minute at the demo's speed)
+ * after installing, or after 10 minutes. Small on purpose: a real gate waits for thousands.
  */
-export const DEMO_KPI_GATE = { max_miss_rate_increase: 0.005, min_placements: 300, wait_seconds: 900 }
+export const DEMO_KPI_GATE = { max_miss_rate_increase: 0.005, min_placements: 120, wait_seconds: 600 }
 
 /** A root and signing key made for this demo run only (never for real use), and the root's PEM for FIRMWARE_ROOT_PUBKEY. */
 export function demoFirmwareKeys(): { keys: FirmwareKeySet; rootPem: string } {
@@ -23,7 +24,8 @@ export function demoFirmwareKeys(): { keys: FirmwareKeySet; rootPem: string } {
 
 /**
  * Uploads a freshly signed release and starts a rollout of it over the demo machines in two
- * stages; the machine set to fail makes it pause by itself. Returns what to tell the user.
+ * stages with a KPI gate: the first stage's machines place worse after installing, so the gate
+ * pauses it with `kpi_regression` before the second opens. Returns what to tell the user.
  */
 export async function startDemoRollout(url: string, admin: { username: string; password: string }, keys: FirmwareKeySet): Promise<string> {
   const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) })
@@ -61,5 +63,5 @@ export async function startDemoRollout(url: string, admin: { username: string; p
   }
   if (created.status !== 201) return `no demo rollout: creating it answered ${created.status}`
   const { rollout } = (await created.json()) as { rollout: { rollout_id: string } }
-  return `rollout ${rollout.rollout_id} of ${release.manifest.display_version}: one machine is set to fail, so it pauses by itself — ${url}/firmware/rollouts/${rollout.rollout_id}`
+  return `rollout ${rollout.rollout_id} of ${release.manifest.display_version}: the release makes machines miss more, so its KPI gate pauses it after the first stage (within a minute or two) — ${url}/firmware/rollouts/${rollout.rollout_id}`
 }

@@ -63,7 +63,16 @@ export interface SimProductionOptions {
   autoJobs?: boolean | AutoJobOptions
   /** How often the machines look at their task, in real milliseconds. Default 1000. */
   tickMs?: number
+  /**
+   * Hours of production history (jobs of the demo board, with stops) each machine reports as
+   * late events with their past `ts` when it starts, 0–696 (the gateway takes events up to
+   * 30 days old). Default 0.
+   */
+  historyHours?: number
 }
+
+/** The most history a machine reports: 29 days, inside the 30 days the gateway accepts (§16). */
+const MAX_HISTORY_HOURS = 29 * 24
 
 export interface SimulatedMachine {
   deviceId: string
@@ -105,6 +114,8 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   const production = options.production
   const strayFeeder = production?.badFeeders?.find((f) => f.machine !== undefined && !machineIds.includes(f.machine))
   if (strayFeeder) throw new Error(`badFeeders names "${strayFeeder.machine}", which is not one of the simulated machines`)
+  const historyHours = production?.historyHours ?? 0
+  if (!(historyHours >= 0 && historyHours <= MAX_HISTORY_HOURS)) throw new Error(`historyHours must be 0–${MAX_HISTORY_HOURS}`)
   const seed = production?.seed ?? Math.floor(Math.random() * 2 ** 32)
 
   const keys = await SimKeys.open(options.keysFile === undefined ? '.sim-keys.json' : options.keysFile)
@@ -183,6 +194,7 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
 
   await keys.save()
   for (const { agent, production: monitor, autoJobs } of machines) {
+    if (historyHours > 0) monitor?.reportHistory(historyHours)
     monitor?.start(production?.tickMs)
     autoJobs?.start(production?.tickMs)
     agent.start()

@@ -2,7 +2,9 @@ import type { MachineState, ProductionEventInput } from '@fleetgate/device-agent
 import type { PickAndPlaceMachine } from '../machine/machine.js'
 import type { OrderItem } from '../machine/orders.js'
 import type { Task, TaskEvent } from '../machine/tasks.js'
+import { demoBoard } from './auto-jobs.js'
 import { MissModel, type BadFeeder, type WorseFirmware } from './miss-model.js'
+import { productionHistory } from './production-history.js'
 import type { Random } from './seeded-random.js'
 
 export interface ProductionMonitorOptions {
@@ -83,6 +85,27 @@ export class ProductionMonitor {
   stop(): void {
     clearInterval(this.timer)
     this.unobserve?.()
+  }
+
+  /**
+   * Reports `hours` of production history ending now as late events with their past `ts`
+   * (`fleetgate demo`): jobs of the demo board at the machine's speed and miss rates, so the
+   * production figures have data at once and a firmware offer finds placements before it. Call
+   * before `start()`. Returns how many events it reported.
+   */
+  reportHistory(hours: number): number {
+    const events = productionHistory({
+      hours,
+      endMs: this.machine.clock.now(),
+      placeMs: this.machine.settings.get<number>('place_ms_per_item'),
+      board: demoBoard(),
+      feederOf: (component) => this.feederOf(component),
+      missesFor: (feeder) => this.misses.missesFor(feeder, this.machine.controllerFirmware.release_id),
+      random: this.random,
+      nozzles: this.nozzles,
+    })
+    for (const event of events) this.report(event)
+    return events.length
   }
 
   /** Brings the task up to the clock, reports a state the machine moved to by itself, and the placements of the windows that ended. */
