@@ -225,7 +225,7 @@ describe.each(DIALECTS)('firmware releases over HTTP on %s', (dialect) => {
     ])
     const counted = async () =>
       (await t.storage.db.selectFrom('firmware_releases').select('download_count').where('release_id', '=', 'r-1.4.2-101').executeTakeFirstOrThrow()).download_count
-    await expect.poll(counted).toBe(2)
+    await expect.poll(counted, { timeout: 10_000 }).toBe(2)
   })
 })
 
