@@ -119,6 +119,6 @@ export const gatewayPlugin: FastifyPluginAsync<GatewayPluginOptions> = async (ap
   await app.register(adminRoutes, { ctx })
   await app.register(forwardingRoutes, { ctx })
   await app.register(rolloutRoutes, { service: rollouts.service, repo: rollouts.repo })
-  const productionReads = new ProductionRepository(deps.storage.db)
+  const productionReads = new ProductionRepository(deps.storage)
   await app.register(productionRoutes, { ctx, selectors, repo: productionReads, reader: new ProductionReader(productionReads, config.productionRetentionDays) })
 }

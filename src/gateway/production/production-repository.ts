@@ -1,6 +1,6 @@
 import { sql, type Selectable, type SqlBool } from 'kysely'
 import { AppError } from '../../errors.js'
-import type { Db } from '../../storage/storage.js'
+import type { Db, Storage } from '../../storage/storage.js'
 import type { ProductionTables } from '../../storage/tables/production-tables.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 import { E10_STATES, type E10State } from './production-figures.js'
@@ -54,6 +54,7 @@ export interface CurrentState {
 export type JobRow = Omit<Selectable<ProductionTables['production_jobs']>, 'device_id'>
 
 const STATE_COLUMNS = E10_STATES.map((state) => `s_${state}` as const)
+const RUN_COLUMNS = [...STATE_COLUMNS.map((c) => `run_${c}` as const), 'run_placed', 'run_missed'] as const
 type Range = { start: number; end: number }
 type Rollup = { table: 'production_hourly'; startColumn: 'hour_start' } | { table: 'production_daily'; startColumn: 'day_start' }
 export const HOURLY: Rollup = { table: 'production_hourly', startColumn: 'hour_start' }
@@ -66,7 +67,11 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
  * intervals and events of the raw window, each machine's current state, and jobs. Only reads.
  */
 export class ProductionRepository {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db
+
+  constructor(private readonly storage: Pick<Storage, 'db' | 'dialect'>) {
+    this.db = storage.db
+  }
 
   /** The machines of a scope with their rating, in id order. */
   async machines(scope: MachineScope): Promise<{ device_id: string; rated_cph: number | null }[]> {
@@ -108,16 +113,44 @@ export class ProductionRepository {
     }))
   }
 
-  /** Rollup rows whose start is in one of `ranges`, summed per machine (seconds, placed, missed). */
-  async rollupSums(rollup: Rollup, scope: MachineScope, ranges: readonly Range[]): Promise<RollupSums[]> {
-    if (ranges.length === 0) return []
-    const sums = sql.join([...STATE_COLUMNS, 'placed', 'missed'].map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))
-    const { rows } = await sql<Record<string, unknown>>`
-      select device_id, ${sums}
-      from ${sql.table(rollup.table)}
-      where ${this.scopeSql('device_id', scope)} and (${this.rangesSql(rollup.startColumn, ranges)})
-      group by device_id`.execute(this.db)
-    return rows.map((r) => ({ device_id: String(r.device_id), seconds: secondsOf(r), placed: num(r.placed), missed: num(r.missed) }))
+  /**
+   * Each machine's running totals (migration 0018) at `hour`: those of its newest hourly row
+   * that starts before it, i.e. its seconds per state, placed and missed of every hour before
+   * `hour`. One index probe per machine; a machine without such a row is left out (all zero).
+   * The sums of [a, b) are `runningTotalsAt(b) − runningTotalsAt(a)`.
+   */
+  async runningTotalsAt(scope: MachineScope, hour: number): Promise<RollupSums[]> {
+    const columns = RUN_COLUMNS.map((c) => sql.ref(`h.${c}`))
+    let query =
+      this.storage.dialect === 'postgres'
+        ? this.db.selectFrom('devices').innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('production_hourly')
+                .select(RUN_COLUMNS)
+                .whereRef('production_hourly.device_id', '=', 'devices.device_id')
+                .where('production_hourly.hour_start', '<', hour)
+                .orderBy('production_hourly.hour_start', 'desc')
+                .limit(1)
+                .as('h'),
+            (join) => join.onTrue(),
+          )
+        : // SQLite has no LATERAL: the newest row's rowid, then the row by it.
+          this.db.selectFrom('devices').innerJoin('production_hourly as h', (join) =>
+            join.on(
+              sql.ref('h.rowid'),
+              '=',
+              sql`(select x.rowid from production_hourly x where x.device_id = devices.device_id and x.hour_start < ${hour} order by x.hour_start desc limit 1)`,
+            ),
+          )
+    query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
+    const rows = (await query.select('devices.device_id').select(columns as never).execute()) as Record<string, unknown>[]
+    return rows.map((r) => ({
+      device_id: String(r.device_id),
+      seconds: Object.fromEntries(E10_STATES.map((state) => [state, num(r[`run_s_${state}`])])) as Record<E10State, number>,
+      placed: num(r.run_placed),
+      missed: num(r.run_missed),
+    }))
   }
 
   /**

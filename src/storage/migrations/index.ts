@@ -17,6 +17,7 @@ import { deviceLabels } from './0014-device-labels.js'
 import { revokedSessions } from './0015-revoked-sessions.js'
 import { production } from './0016-production.js'
 import { rolloutKpiGate } from './0017-rollout-kpi-gate.js'
+import { productionRunningTotals } from './0018-production-running-totals.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -37,6 +38,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0015-revoked-sessions': revokedSessions,
   '0016-production': production,
   '0017-rollout-kpi-gate': rolloutKpiGate,
+  '0018-production-running-totals': productionRunningTotals,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

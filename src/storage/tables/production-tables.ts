@@ -21,6 +21,22 @@ export interface ProductionRollup {
 }
 
 /**
+ * An hourly row's running totals: its machine's seconds per state, placed and missed from its
+ * first figures through the end of the row's hour. A window's sums are the difference of two
+ * rows. Pruning keeps each machine's newest pruned row, its own figures zeroed, as the base.
+ */
+export interface RunningTotals {
+  run_s_productive: number
+  run_s_standby: number
+  run_s_engineering: number
+  run_s_scheduled_down: number
+  run_s_unscheduled_down: number
+  run_s_non_scheduled: number
+  run_placed: number
+  run_missed: number
+}
+
+/**
  * Production reporting (§16). Times are seconds since epoch (fractional) unless named otherwise.
  * The rollups hold only CLOSED state intervals; the open one, [since, now) of
  * `production_current`, is added at read time, and `offline` is what the six states leave of a
@@ -61,7 +77,7 @@ export interface ProductionTables {
     event_id: string | null
   }
   /** Per machine and UTC hour; `hour_start` is seconds, a multiple of 3600. Kept 2 years. */
-  production_hourly: ProductionRollup & { hour_start: number }
+  production_hourly: ProductionRollup & { hour_start: number } & RunningTotals
   /** The same per UTC day (`day_start` = midnight UTC in seconds), kept with the hourly rows. */
   production_daily: ProductionRollup & { day_start: number }
   /** Each machine's newest state row by ts: the open interval [since, now). */

@@ -1,3 +1,4 @@
+import { RUN_COLUMNS, recomputeRunningTotals } from '../../../src/gateway/production/ingest/running-totals.js'
 import type { Db } from '../../../src/storage/storage.js'
 
 /** Test rows written straight into the production tables, as the ingest side would leave them. */
@@ -45,8 +46,13 @@ const rollupValues = (deviceId: string, r: Rollup) => ({
   nozzles: JSON.stringify(r.nozzles ?? []),
 })
 
-export const insertHour = (db: Db, deviceId: string, hourStart: number, r: Rollup) =>
-  db.insertInto('production_hourly').values({ ...rollupValues(deviceId, r), hour_start: hourStart }).execute()
+/** An hourly row; the machine's running totals are recomputed, as the ingest side keeps them. */
+export async function insertHour(db: Db, deviceId: string, hourStart: number, r: Rollup): Promise<void> {
+  await db.insertInto('production_hourly').values({ ...rollupValues(deviceId, r), ...NO_RUNNING_TOTALS, hour_start: hourStart }).execute()
+  await recomputeRunningTotals(db, deviceId)
+}
+
+const NO_RUNNING_TOTALS = Object.fromEntries(RUN_COLUMNS.map((c) => [c, 0])) as Record<(typeof RUN_COLUMNS)[number], number>
 
 export const insertDay = (db: Db, deviceId: string, dayStart: number, r: Rollup) =>
   db.insertInto('production_daily').values({ ...rollupValues(deviceId, r), day_start: dayStart }).execute()

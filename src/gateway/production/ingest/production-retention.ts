@@ -6,6 +6,8 @@ const DAY_S = 86_400
 export const PRODUCTION_ROLLUP_RETENTION_DAYS = 730
 /** Machines per pass of statements: the deletes walk the (device_id, …) indexes of these machines. */
 const DEVICE_PAGE = 500
+const SECONDS = ['s_productive', 's_standby', 's_engineering', 's_scheduled_down', 's_unscheduled_down', 's_non_scheduled'] as const
+const ZEROED_FIGURES = { ...Object.fromEntries(SECONDS.map((c) => [c, 0])), placed: 0, missed: 0, jobs_completed: 0, faults: '{}', feeders: '[]', nozzles: '[]' }
 
 export interface ProductionPruneOptions {
   /** Raw events and state rows older than this are deleted (PRODUCTION_RETENTION_DAYS). */
@@ -18,7 +20,8 @@ export interface ProductionPruneOptions {
 
 /**
  * Prunes production data past its retention (§16): raw events and state rows after
- * `PRODUCTION_RETENTION_DAYS`, hourly and daily rows and jobs after 2 years. Each machine keeps
+ * `PRODUCTION_RETENTION_DAYS`, hourly and daily rows and jobs after 2 years (each machine's newest
+ * hourly row before then is kept, zeroed, for its running totals). Each machine keeps
  * its last state row before the cut-off (and so always its newest one): the state it was in
  * then, which a late event (up to 30 days, inside the retention) splits. Walks the machines a
  * page at a time, deleting along their (device_id, ts) indexes in small batches. Answers the
@@ -76,11 +79,41 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
               .limit(options.batch),
           )
           .executeTakeFirst(),
+      // The newest hourly row before the cut-off stays, its own figures zeroed: its running
+      // totals are the base the later rows' differences start from (0018).
       () =>
         db
           .deleteFrom('production_hourly')
-          .where(id, 'in', db.selectFrom('production_hourly').select(id.as('row_id')).where('device_id', 'in', page).where('hour_start', '<', rollupCutoff).limit(options.batch))
+          .where(
+            id,
+            'in',
+            db
+              .selectFrom('production_hourly as h')
+              .select(sql.ref<string>(`h.${rowId}`).as('row_id'))
+              .where('h.device_id', 'in', page)
+              .where('h.hour_start', '<', rollupCutoff)
+              .where(({ exists, selectFrom }) =>
+                exists(
+                  selectFrom('production_hourly as later')
+                    .select('later.hour_start')
+                    .whereRef('later.device_id', '=', 'h.device_id')
+                    .whereRef('later.hour_start', '>', 'h.hour_start')
+                    .where('later.hour_start', '<', rollupCutoff),
+                ),
+              )
+              .limit(options.batch),
+          )
           .executeTakeFirst(),
+      async () => {
+        await db
+          .updateTable('production_hourly')
+          .set({ ...ZEROED_FIGURES })
+          .where('device_id', 'in', page)
+          .where('hour_start', '<', rollupCutoff)
+          .where((eb) => eb.or([eb('placed', '<>', 0), eb('missed', '<>', 0), eb('jobs_completed', '<>', 0), eb('faults', '<>', '{}'), eb('feeders', '<>', '[]'), eb('nozzles', '<>', '[]'), ...SECONDS.map((c) => eb(c, '<>', 0))]))
+          .execute()
+        return { numDeletedRows: 0n }
+      },
       () =>
         db
           .deleteFrom('production_daily')

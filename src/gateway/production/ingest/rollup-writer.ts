@@ -1,66 +1,115 @@
 import { sql, type RawBuilder } from 'kysely'
 import { MultiRowInsert } from '../../../storage/multi-row-insert.js'
 import type { Db } from '../../../storage/storage.js'
-import type { ProductionRollup } from '../../../storage/tables/production-tables.js'
+import type { ProductionRollup, RunningTotals } from '../../../storage/tables/production-tables.js'
 import { STATE_COLUMNS, type BucketDelta, type RollupDeltas } from './rollup-deltas.js'
+import { RUN_COLUMNS, SUMMED_COLUMNS } from './running-totals.js'
 
 const SECONDS_COLUMNS = Object.values(STATE_COLUMNS)
 const ROLLUP_COLUMNS = [...SECONDS_COLUMNS, 'placed', 'missed', 'jobs_completed', 'faults', 'feeders', 'nozzles'] as const
-/** Buckets per statement: 15 parameters a row, far below both engines' limits. */
+/** Buckets per statement: 23 parameters a row at most, far below both engines' limits. */
 const CHUNK = 200
 
 type RollupValues = Omit<ProductionRollup, 'device_id'>
-
 type Counts = { placed: number; missed: number }
 type Table = 'production_hourly' | 'production_daily'
-type HourRow = { device_id: string; hour_start: number } & RollupValues
+type HourRow = { device_id: string; hour_start: number } & RollupValues & RunningTotals
 type DayRow = { device_id: string; day_start: number } & RollupValues
+/** A row as read back: `hour` and `day` rows in a group's window, `base` the hourly row before it. */
+type StoredRow = RollupValues & Partial<RunningTotals> & { device_id: string; bucket: 'hour' | 'day' | 'base'; start: number }
 
 /**
  * Adds a group of frames' deltas to their machines' hourly and daily rows: the touched rows of
  * both tables are read in one statement, the deltas added in memory (the JSON columns merge by
  * fault, feeder and nozzle) and each table written back with one upsert, its text built once
  * and reused.
+ *
+ * Hourly rows also carry running totals (migration 0018), so the read takes, per machine, every
+ * hourly row from its earliest touched hour on and the row just before it; the totals are
+ * recomputed from there and those rows written back. An event of this hour rewrites one row;
+ * a late one every later row of its machine (at most 30 days of hours).
  */
 export class RollupWriter {
   private readonly hourly: MultiRowInsert<HourRow>
   private readonly daily: MultiRowInsert<DayRow>
 
   constructor(db: Db) {
-    const upsert = <R extends object>(table: Table, start: 'hour_start' | 'day_start') => (rows: R[]) =>
-      db
-        .insertInto(table)
-        .values(rows as never)
-        .onConflict((oc) => oc.columns(['device_id', start] as never).doUpdateSet((eb) => Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
-    this.hourly = new MultiRowInsert<HourRow>(['device_id', 'hour_start', ...ROLLUP_COLUMNS], upsert('production_hourly', 'hour_start'), CHUNK)
-    this.daily = new MultiRowInsert<DayRow>(['device_id', 'day_start', ...ROLLUP_COLUMNS], upsert('production_daily', 'day_start'), CHUNK)
+    const upsert =
+      <R extends object>(table: Table, start: 'hour_start' | 'day_start', columns: readonly string[]) =>
+      (rows: R[]) =>
+        db
+          .insertInto(table)
+          .values(rows as never)
+          .onConflict((oc) => oc.columns(['device_id', start] as never).doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
+    const hourColumns = [...ROLLUP_COLUMNS, ...RUN_COLUMNS]
+    this.hourly = new MultiRowInsert<HourRow>(['device_id', 'hour_start', ...hourColumns], upsert('production_hourly', 'hour_start', hourColumns), CHUNK)
+    this.daily = new MultiRowInsert<DayRow>(['device_id', 'day_start', ...ROLLUP_COLUMNS], upsert('production_daily', 'day_start', ROLLUP_COLUMNS), CHUNK)
   }
 
   /** Adds each machine's deltas (the caller holds their locks, in its transaction). */
   async write(trx: Db, deltas: Map<string, RollupDeltas>): Promise<void> {
     const touched = [...deltas].filter(([, d]) => !d.empty)
     if (touched.length === 0) return
-    const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
-    const parts: RawBuilder<unknown>[] = []
-    for (const [deviceId, d] of touched) {
-      const hours = [...d.hourly.keys()]
-      const days = [...d.daily.keys()]
-      if (hours.length > 0) parts.push(sql`select device_id, 'hour' as bucket, hour_start as start, ${columns} from production_hourly where device_id = ${deviceId} and hour_start in (${sql.join(hours)})`)
-      if (days.length > 0) parts.push(sql`select device_id, 'day' as bucket, day_start as start, ${columns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`)
-    }
-    const stored = new Map<string, RollupValues>()
-    for (let i = 0; i < parts.length; i += CHUNK) {
-      const { rows } = await sql<RollupValues & { device_id: string; bucket: 'hour' | 'day'; start: number }>`${sql.join(parts.slice(i, i + CHUNK), sql` union all `)}`.execute(trx)
-      for (const row of rows) stored.set(`${row.bucket} ${Number(row.start)} ${row.device_id}`, row)
-    }
+    const stored = await this.read(trx, touched)
     const hourRows: HourRow[] = []
     const dayRows: DayRow[] = []
     for (const [deviceId, d] of touched) {
-      for (const [start, delta] of d.hourly) hourRows.push({ device_id: deviceId, hour_start: start, ...added(stored.get(`hour ${start} ${deviceId}`), delta) })
-      for (const [start, delta] of d.daily) dayRows.push({ device_id: deviceId, day_start: start, ...added(stored.get(`day ${start} ${deviceId}`), delta) })
+      const rows = stored.get(deviceId)
+      if (d.hourly.size > 0) hourRows.push(...withRunningTotals(deviceId, d.hourly, rows?.hour ?? new Map(), rows?.base))
+      for (const [start, delta] of d.daily) dayRows.push({ device_id: deviceId, day_start: start, ...added(rows?.day.get(start), delta) })
     }
     for (const statement of [...this.hourly.statements(hourRows), ...this.daily.statements(dayRows)]) await trx.executeQuery(statement)
   }
+
+  /** Per machine: its hourly rows from the earliest touched hour on, the hourly row before that, its touched daily rows. */
+  private async read(trx: Db, touched: [string, RollupDeltas][]) {
+    const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
+    const runColumns = sql.raw(RUN_COLUMNS.join(', '))
+    const noRunColumns = sql.raw(RUN_COLUMNS.map((c) => `0 as ${c}`).join(', '))
+    const parts: RawBuilder<unknown>[] = []
+    for (const [deviceId, d] of touched) {
+      if (d.hourly.size > 0) {
+        const first = Math.min(...d.hourly.keys())
+        parts.push(sql`select device_id, 'hour' as bucket, hour_start as start, ${columns}, ${runColumns} from production_hourly where device_id = ${deviceId} and hour_start >= ${first}`)
+        parts.push(
+          sql`select * from (select device_id, 'base' as bucket, hour_start as start, ${columns}, ${runColumns} from production_hourly where device_id = ${deviceId} and hour_start < ${first} order by hour_start desc limit 1) as before_first`,
+        )
+      }
+      const days = [...d.daily.keys()]
+      if (days.length > 0) parts.push(sql`select device_id, 'day' as bucket, day_start as start, ${columns}, ${noRunColumns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`)
+    }
+    const stored = new Map<string, { hour: Map<number, StoredRow>; day: Map<number, StoredRow>; base?: StoredRow }>()
+    for (let i = 0; i < parts.length; i += CHUNK) {
+      const { rows } = await sql<StoredRow>`${sql.join(parts.slice(i, i + CHUNK), sql` union all `)}`.execute(trx)
+      for (const row of rows) {
+        let machine = stored.get(row.device_id)
+        if (!machine) stored.set(row.device_id, (machine = { hour: new Map(), day: new Map() }))
+        if (row.bucket === 'base') machine.base = row
+        else machine[row.bucket].set(Number(row.start), row)
+      }
+    }
+    return stored
+  }
+}
+
+/** The machine's hourly rows from its earliest touched hour on, the deltas added and the running totals carried on from `base`. */
+function withRunningTotals(deviceId: string, deltas: Map<number, BucketDelta>, stored: Map<number, StoredRow>, base: StoredRow | undefined): HourRow[] {
+  const running = Object.fromEntries(RUN_COLUMNS.map((c) => [c, Number(base?.[c] ?? 0)])) as unknown as RunningTotals
+  const hours = [...new Set([...stored.keys(), ...deltas.keys()])].sort((a, b) => a - b)
+  return hours.map((hour) => {
+    const delta = deltas.get(hour)
+    const row = stored.get(hour)
+    const values = delta ? added(row, delta) : ownValues(row!)
+    for (const [i, column] of SUMMED_COLUMNS.entries()) running[RUN_COLUMNS[i]!] += Number(values[column])
+    return { device_id: deviceId, hour_start: hour, ...values, ...running }
+  })
+}
+
+/** A stored row's own figures, numbers as numbers (PostgreSQL answers bigint as text). */
+function ownValues(row: StoredRow): RollupValues {
+  const out = { jobs_completed: Number(row.jobs_completed), faults: row.faults, feeders: row.feeders, nozzles: row.nozzles } as RollupValues
+  for (const column of SUMMED_COLUMNS) out[column] = Number(row[column])
+  return out
 }
 
 function added(row: RollupValues | undefined, delta: BucketDelta): RollupValues {

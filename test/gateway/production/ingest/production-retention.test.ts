@@ -32,6 +32,7 @@ describe.each(DIALECTS)('production retention on %s', (dialect) => {
       { id: 's2', ts: H + 1200, kind: 'state', state: 'productive' },
       { id: 'p0', ts: H + 10, kind: 'placements', placed: 5, missed: 0, job_id: 'J' },
       { id: 'p1', ts: H + 3000, kind: 'placements', placed: 7, missed: 1 },
+      { id: 'p2', ts: H + HOUR + 60, kind: 'placements', placed: 3, missed: 0 },
       { id: 'j0', ts: H + 5, kind: 'job_started', job_id: 'J' },
       { id: 'j1', ts: H + 100, kind: 'job_ended', job_id: 'J', result: 'completed', boards_done: 1 },
     ])
@@ -39,22 +40,27 @@ describe.each(DIALECTS)('production retention on %s', (dialect) => {
 
     // 90 days after H + 900: the cut-off falls between s1 and s2.
     expect(await prune(H + 900 + 90 * DAY)).toBe(6) // the events s0, j0, p0, j1, s1 and the state row s0
-    expect((await rows('production_events', id)).map((r) => r.event_id).sort()).toEqual(['p1', 's2'])
+    expect((await rows('production_events', id)).map((r) => r.event_id).sort()).toEqual(['p1', 'p2', 's2'])
     // s1 stays: the machine was standby at the cut-off, and a late event before s2 splits that interval.
     expect((await rows('production_states', id)).map((r) => r.event_id).sort()).toEqual(['s1', 's2'])
     expect(await rows('production_hourly', id)).toEqual(hourly)
     expect(await rows('production_jobs', id)).toHaveLength(1)
 
     // Long after: only the newest state row is left; figures and jobs go after 2 years.
-    expect(await prune(H + 400 * DAY)).toBe(3) // the events p1, s2 and the state row s1
+    expect(await prune(H + 400 * DAY)).toBe(4) // the events p1, p2, s2 and the state row s1
     expect((await rows('production_states', id)).map((r) => r.event_id)).toEqual(['s2'])
     expect(await rows('production_events', id)).toEqual([])
     expect(await rows('production_hourly', id)).toEqual(hourly)
+    // Past 2 years an hourly row's figures go, but each machine's newest such row stays, zeroed,
+    // with its running totals: the base of the later rows' differences (the fleet query).
+    const zeroed = (row: (typeof hourly)[number]) => ({ ...row, s_productive: 0, s_standby: 0, placed: 0, missed: 0, jobs_completed: 0, faults: '{}', feeders: '[]', nozzles: '[]' })
+    expect(hourly.length).toBeGreaterThan(1)
     await prune(H + 730 * DAY + HOUR / 2)
-    expect((await rows('production_hourly', id)).map((r) => r.hour_start)).toEqual(hourly.slice(1).map((r) => r.hour_start))
+    expect(await rows('production_hourly', id)).toEqual([zeroed(hourly[0]!), ...hourly.slice(1)])
     expect(await rows('production_jobs', id)).toEqual([])
     await prune(H + 732 * DAY)
-    expect(await rows('production_hourly', id)).toEqual([])
+    expect(await rows('production_hourly', id)).toEqual([zeroed(hourly.at(-1)!)])
+    expect(Number(hourly.at(-1)!.run_placed)).toBe(15)
     expect(await rows('production_daily', id)).toEqual([])
     expect(await rows('production_current', id)).toHaveLength(1)
   })
