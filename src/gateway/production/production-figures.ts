@@ -13,6 +13,20 @@ export type StateSeconds = Record<E10State | 'offline', number>
 
 export const isE10State = (state: string): state is E10State => (E10_STATES as readonly string[]).includes(state)
 
+/** Seconds in each of the six states, all zero. */
+export function zeroSix(): Record<E10State, number> {
+  return { productive: 0, standby: 0, engineering: 0, scheduled_down: 0, unscheduled_down: 0, non_scheduled: 0 }
+}
+
+/** Seconds in each of the six states (their columns named `<prefix><state>`, numbers or numeric text) of a stored row. */
+export function sixOf(row: Record<string, unknown>, prefix: 's_' | 'run_s_'): Record<E10State, number> {
+  const six = zeroSix()
+  const columns = COLUMNS[prefix]
+  for (let i = 0; i < E10_STATES.length; i++) six[E10_STATES[i]!] = Number(row[columns[i]!] ?? 0)
+  return six
+}
+const COLUMNS = { s_: E10_STATES.map((s) => `s_${s}`), run_s_: E10_STATES.map((s) => `run_s_${s}`) }
+
 /** Seconds in each of the six states, all zero, and offline zero. */
 export function zeroSeconds(): StateSeconds {
   return { productive: 0, standby: 0, engineering: 0, scheduled_down: 0, unscheduled_down: 0, non_scheduled: 0, offline: 0 }

@@ -1,4 +1,4 @@
-import { E10_STATES, addFaults, groupFigures, isE10State, machineRatios, rankedParts, withOffline, type E10State, type GroupFigures, type MachineSums, type PartCounts, type StateSeconds } from './production-figures.js'
+import { E10_STATES, addFaults, zeroSix, groupFigures, isE10State, machineRatios, rankedParts, withOffline, type E10State, type GroupFigures, type MachineSums, type PartCounts, type StateSeconds } from './production-figures.js'
 import { DAILY, HOURLY, type CurrentState, type MachineScope, type ProductionRepository, type RollupSums, type StateInterval } from './production-repository.js'
 import { DAY, HOUR, planSeries, planWindow, type PlannedBucket, type Segment } from './window-plan.js'
 
@@ -35,8 +35,7 @@ export interface FleetFigures {
   total: GroupFigures
 }
 
-const emptySix = (): Record<E10State, number> => Object.fromEntries(E10_STATES.map((s) => [s, 0])) as Record<E10State, number>
-const emptyTally = (): Tally => ({ six: emptySix(), placed: 0, missed: 0, jobs_completed: 0, faults: {}, feeders: [], nozzles: [] })
+const emptyTally = (): Tally => ({ six: zeroSix(), placed: 0, missed: 0, jobs_completed: 0, faults: {}, feeders: [], nozzles: [] })
 
 /** Adjacent ranges joined: a 30-day hourly series reads one range, not 720. */
 function mergedRanges(segments: readonly Segment[]): { start: number; end: number }[] {
@@ -174,7 +173,7 @@ export class ProductionReader {
     const add = (rows: readonly RollupSums[], sign: 1 | -1) => {
       for (const row of rows) {
         let s = sums.get(row.device_id)
-        if (!s) sums.set(row.device_id, (s = { six: emptySix(), placed: 0, missed: 0 }))
+        if (!s) sums.set(row.device_id, (s = { six: zeroSix(), placed: 0, missed: 0 }))
         for (const state of E10_STATES) s.six[state] += sign * row.seconds[state]
         s.placed += sign * row.placed
         s.missed += sign * row.missed
@@ -198,7 +197,7 @@ export class ProductionReader {
       this.repo.currentStates(scope),
       Promise.all(rawSegments.map(async (segment) => ({ segment, intervals: await this.repo.stateIntervals(scope, segment), placements: await this.repo.placementSums(scope, segment) }))),
     ])
-    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: emptySix(), placed: 0, missed: 0 }]))
+    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: zeroSix(), placed: 0, missed: 0 }]))
     for (const [deviceId, row] of rollups) {
       const s = sums.get(deviceId)
       if (!s) continue

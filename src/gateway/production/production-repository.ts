@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js'
 import type { Db, Storage } from '../../storage/storage.js'
 import type { ProductionTables } from '../../storage/tables/production-tables.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
-import { E10_STATES, type E10State } from './production-figures.js'
+import { E10_STATES, sixOf, type E10State } from './production-figures.js'
 
 /** Which machines a read covers: one by id, or those matching a condition on `devices`. */
 export type MachineScope = { deviceId: string } | { where: DevicesCondition }
@@ -103,7 +103,7 @@ export class ProductionRepository {
     return rows.map((r) => ({
       device_id: String(r.device_id),
       start: num(r.start),
-      seconds: secondsOf(r),
+      seconds: sixOf(r, 's_'),
       placed: num(r.placed),
       missed: num(r.missed),
       jobs_completed: num(r.jobs_completed),
@@ -147,7 +147,7 @@ export class ProductionRepository {
     const rows = (await query.select('devices.device_id').select(columns as never).execute()) as Record<string, unknown>[]
     return rows.map((r) => ({
       device_id: String(r.device_id),
-      seconds: Object.fromEntries(E10_STATES.map((state) => [state, num(r[`run_s_${state}`])])) as Record<E10State, number>,
+      seconds: sixOf(r, 'run_s_'),
       placed: num(r.run_placed),
       missed: num(r.run_missed),
     }))
@@ -258,8 +258,4 @@ export class ProductionRepository {
       sql` or `,
     )
   }
-}
-
-function secondsOf(row: Record<string, unknown>): Record<E10State, number> {
-  return Object.fromEntries(E10_STATES.map((state) => [state, num(row[`s_${state}`])])) as Record<E10State, number>
 }
