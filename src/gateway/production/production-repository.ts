@@ -1,4 +1,5 @@
-import { sql, type Selectable, type SqlBool } from 'kysely'
+import { sql, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import type { Database } from '../../storage/database.js'
 import { AppError } from '../../errors.js'
 import type { Db, Storage } from '../../storage/storage.js'
 import type { ProductionTables } from '../../storage/tables/production-tables.js'
@@ -116,41 +117,50 @@ export class ProductionRepository {
   /**
    * Each machine's running totals (migration 0018) at `hour`: those of its newest hourly row
    * that starts before it, i.e. its seconds per state, placed and missed of every hour before
-   * `hour`. One index probe per machine; a machine without such a row is left out (all zero).
-   * The sums of [a, b) are `runningTotalsAt(b) − runningTotalsAt(a)`.
+   * `hour`. A machine without such a row is left out (all zero). The sums of [a, b) are
+   * `runningTotalsAt(b) − runningTotalsAt(a)`.
+   *
+   * PostgreSQL: the machines with a row for the hour just before `hour` (a machine that produced
+   * then) are read together from the index by hour (0018), adjacent entries; only the others
+   * probe their primary key for their newest earlier row. SQLite probes each machine (in-process,
+   * cheap), by rowid as it has no LATERAL.
    */
   async runningTotalsAt(scope: MachineScope, hour: number): Promise<RollupSums[]> {
-    const columns = RUN_COLUMNS.map((c) => sql.ref(`h.${c}`))
-    let query =
+    const query: unknown =
       this.storage.dialect === 'postgres'
-        ? this.db.selectFrom('devices').innerJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('production_hourly')
-                .select(RUN_COLUMNS)
-                .whereRef('production_hourly.device_id', '=', 'devices.device_id')
-                .where('production_hourly.hour_start', '<', hour)
-                .orderBy('production_hourly.hour_start', 'desc')
-                .limit(1)
-                .as('h'),
-            (join) => join.onTrue(),
-          )
-        : // SQLite has no LATERAL: the newest row's rowid, then the row by it.
-          this.db.selectFrom('devices').innerJoin('production_hourly as h', (join) =>
-            join.on(
-              sql.ref('h.rowid'),
-              '=',
-              sql`(select x.rowid from production_hourly x where x.device_id = devices.device_id and x.hour_start < ${hour} order by x.hour_start desc limit 1)`,
-            ),
-          )
-    query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
-    const rows = (await query.select('devices.device_id').select(columns as never).execute()) as Record<string, unknown>[]
-    return rows.map((r) => ({
-      device_id: String(r.device_id),
-      seconds: sixOf(r, 'run_s_'),
-      placed: num(r.run_placed),
-      missed: num(r.run_missed),
-    }))
+        ? this.db
+            .selectFrom('devices')
+            .leftJoin('production_hourly as at', (join) => join.onRef('at.device_id', '=', 'devices.device_id').on('at.hour_start', '=', hour - 3600))
+            .leftJoinLateral(
+              (eb) =>
+                eb
+                  .selectFrom('production_hourly as before')
+                  .select(RUN_COLUMNS.map((c) => `before.${c}` as const))
+                  .where(sql<SqlBool>`at.device_id is null`)
+                  .whereRef('before.device_id', '=', 'devices.device_id')
+                  .where('before.hour_start', '<', hour)
+                  .orderBy('before.hour_start', 'desc')
+                  .limit(1)
+                  .as('before'),
+              (join) => join.onTrue(),
+            )
+            .select(RUN_COLUMNS.map((c) => sql`coalesce(${sql.ref(`at.${c}`)}, ${sql.ref(`before.${c}`)})`.as(c)))
+        : this.db
+            .selectFrom('devices')
+            .innerJoin('production_hourly as h', (join) =>
+              join.on(
+                sql.ref('h.rowid'),
+                '=',
+                sql`(select x.rowid from production_hourly x where x.device_id = devices.device_id and x.hour_start < ${hour} order by x.hour_start desc limit 1)`,
+              ),
+            )
+            .select(RUN_COLUMNS.map((c) => sql.ref(`h.${c}`).as(c)))
+    const from = query as SelectQueryBuilder<Database, 'devices', Record<string, unknown>>
+    const scoped = 'deviceId' in scope ? from.where('devices.device_id', '=', scope.deviceId) : from.where(scope.where)
+    const rows = await scoped.select('devices.device_id').execute()
+    return rows
+      .filter((r) => r.run_placed !== null)
+      .map((r) => ({ device_id: String(r.device_id), seconds: sixOf(r, 'run_s_'), placed: num(r.run_placed), missed: num(r.run_missed) }))
   }
 
   /**
@@ -160,15 +170,27 @@ export class ProductionRepository {
    * of a machine has no end yet: it is `production_current`'s open interval, not listed here.
    */
   async stateIntervals(scope: MachineScope, range: Range): Promise<StateInterval[]> {
-    const { rows } = await sql<{ device_id: string; state: string; ts: number; next_ts: number | null }>`
-      select s.device_id, s.state, s.ts,
-        (select min(n.ts) from production_states n
-          where n.device_id = s.device_id
-            and (n.ts > s.ts or (n.ts = s.ts and coalesce(n.event_id, '') > coalesce(s.event_id, '')))) as next_ts
-      from production_states s
-      where ${this.scopeSql('s.device_id', scope)}
-        and s.ts < ${range.end}
-        and s.ts >= coalesce((select max(p.ts) from production_states p where p.device_id = s.device_id and p.ts <= ${range.start}), ${range.start})`.execute(this.db)
+    // Every read is bounded by the (device_id, ts, event_id) index: the rows inside the range,
+    // the row(s) in effect at its start (found from each machine), and each one's next row from
+    // its own ts on (a bare OR would scan the machine's whole history).
+    const next = sql`(select min(n.ts) from production_states n
+      where n.device_id = s.device_id and n.ts >= s.ts
+        and (n.ts > s.ts or coalesce(n.event_id, '') > coalesce(s.event_id, '')))`
+    const machines = 'deviceId' in scope ? this.db.selectFrom('devices').where('devices.device_id', '=', scope.deviceId) : this.db.selectFrom('devices').where(scope.where)
+    const atStart = machines
+      .innerJoin('production_states as s', (join) =>
+        join
+          .onRef('s.device_id', '=', 'devices.device_id')
+          .on('s.ts', '=', sql<number>`(select max(p.ts) from production_states p where p.device_id = devices.device_id and p.ts <= ${range.start})`),
+      )
+      .select(['s.device_id', 's.state', 's.ts', next.as('next_ts')])
+    const inside = this.db
+      .selectFrom('production_states as s')
+      .select(['s.device_id', 's.state', 's.ts', next.as('next_ts')])
+      .where(this.scopeSql('s.device_id', scope))
+      .where('s.ts', '>', range.start)
+      .where('s.ts', '<', range.end)
+    const rows = (await atStart.unionAll(inside).execute()) as { device_id: string; state: string; ts: number; next_ts: number | null }[]
     return rows.filter((r) => r.next_ts !== null).map((r) => ({ device_id: r.device_id, state: r.state, ts: Number(r.ts), next_ts: Number(r.next_ts) }))
   }
 

@@ -10,7 +10,7 @@ const SUMMED = ['s_productive', 's_standby', 's_engineering', 's_scheduled_down'
  * window's sums are then the difference of two rows per machine, whatever its length, instead
  * of one row per machine per day or hour. Existing rows are filled with a window function.
  */
-export const productionRunningTotals: MigrationFactory = () => ({
+export const productionRunningTotals: MigrationFactory = (ctx) => ({
   async up(db: AnyDb) {
     for (const column of SUMMED) {
       const type = column.startsWith('s_') ? 'double precision' : 'bigint'
@@ -29,8 +29,13 @@ export const productionRunningTotals: MigrationFactory = () => ({
     // probes each machine's primary key instead, and the ingest side no longer pays for them.
     await db.schema.dropIndex('production_hourly_hour_start').execute()
     await db.schema.dropIndex('production_daily_day_start').execute()
+    // PostgreSQL reads the totals at an hour for every machine that has a row just before it
+    // from adjacent entries of this index, without touching the table (an index-only scan);
+    // probing 10,000 primary keys instead took 0.1–0.25 s (npm run bench -- production queries).
+    if (ctx.dialect === 'postgres') await sql`create index production_hourly_running on production_hourly (hour_start, device_id) include (${sql.raw(SUMMED.map((c) => `run_${c}`).join(', '))})`.execute(db)
   },
   async down(db: AnyDb) {
+    if (ctx.dialect === 'postgres') await db.schema.dropIndex('production_hourly_running').execute()
     await db.schema.createIndex('production_hourly_hour_start').on('production_hourly').column('hour_start').execute()
     await db.schema.createIndex('production_daily_day_start').on('production_daily').column('day_start').execute()
     for (const column of SUMMED) await db.schema.alterTable('production_hourly').dropColumn(`run_${column}`).execute()
