@@ -1,5 +1,5 @@
 import { E10_STATES, addFaults, zeroSix, groupFigures, isE10State, machineRatios, rankedParts, withOffline, type E10State, type GroupFigures, type MachineSums, type PartCounts, type StateSeconds } from './production-figures.js'
-import { DAILY, HOURLY, type CurrentState, type MachineScope, type ProductionRepository, type RollupSums, type StateInterval } from './production-repository.js'
+import { DAILY, HOURLY, type CurrentState, type MachineScope, type ProductionRepository, type StateInterval } from './production-repository.js'
 import { DAY, HOUR, planSeries, planWindow, type PlannedBucket, type Segment } from './window-plan.js'
 
 /** What one machine did over a window or a bucket, before ratios. */
@@ -162,49 +162,20 @@ export class ProductionReader {
     return tallies
   }
 
-  /**
-   * Each machine's seconds per state, placed and missed over whole hours `ranges`: differences of
-   * the hourly running totals at the ranges' ends, two rows per machine whatever the window.
-   */
-  private async rollupSums(scope: MachineScope, ranges: readonly { start: number; end: number }[]): Promise<Map<string, { six: Record<E10State, number>; placed: number; missed: number }>> {
-    const points = [...new Set(ranges.flatMap((r) => [r.start, r.end]))]
-    const totals = new Map(await Promise.all(points.map(async (t) => [t, await this.repo.runningTotalsAt(scope, t)] as const)))
-    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>()
-    const add = (rows: readonly RollupSums[], sign: 1 | -1) => {
-      for (const row of rows) {
-        let s = sums.get(row.device_id)
-        if (!s) sums.set(row.device_id, (s = { six: zeroSix(), placed: 0, missed: 0 }))
-        for (const state of E10_STATES) s.six[state] += sign * row.seconds[state]
-        s.placed += sign * row.placed
-        s.missed += sign * row.missed
-      }
-    }
-    for (const range of ranges) {
-      add(totals.get(range.end)!, 1)
-      add(totals.get(range.start)!, -1)
-    }
-    return sums
-  }
-
   /** The scope's machines over [from, to), grouped (§16 fleet query). */
   async fleet(scope: MachineScope, groupBy: GroupBy, from: number, to: number, now: number): Promise<FleetFigures> {
     const plan = planWindow(from, Math.min(to, now), this.rawSince(now))
     const rawSegments = plan.segments.filter((s) => s.source === 'raw')
-    const [machines, labels, rollups, current, rawParts] = await Promise.all([
-      this.repo.machines(scope),
-      groupBy.kind === 'label' ? this.repo.labelValues(scope, groupBy.key) : undefined,
-      this.rollupSums(scope, mergedRanges(plan.segments.filter((s) => s.source !== 'raw'))),
+    // The whole hours of a window are one range (raw edges only at its ends): one statement reads
+    // every machine with its label and its sums over them.
+    const [whole, ...more] = mergedRanges(plan.segments.filter((s) => s.source !== 'raw'))
+    if (more.length > 0) throw new Error(`window ${from}–${to}: its whole hours are not one range`)
+    const [machines, current, rawParts] = await Promise.all([
+      this.repo.fleetMachines(scope, groupBy.kind === 'label' ? groupBy.key : undefined, whole),
       this.repo.currentStates(scope),
       Promise.all(rawSegments.map(async (segment) => ({ segment, intervals: await this.repo.stateIntervals(scope, segment), placements: await this.repo.placementSums(scope, segment) }))),
     ])
-    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: zeroSix(), placed: 0, missed: 0 }]))
-    for (const [deviceId, row] of rollups) {
-      const s = sums.get(deviceId)
-      if (!s) continue
-      for (const state of E10_STATES) s.six[state] += row.six[state]
-      s.placed += row.placed
-      s.missed += row.missed
-    }
+    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: m.seconds, placed: m.placed, missed: m.missed }]))
     for (const { segment, intervals, placements } of rawParts) {
       for (const interval of intervals) {
         const s = sums.get(interval.device_id)
@@ -226,7 +197,7 @@ export class ProductionReader {
     for (const m of machines) {
       const s = sums.get(m.device_id)!
       const member: MachineSums = { seconds: withOffline(s.six, plan.span) as StateSeconds, placed: s.placed, missed: s.missed, rated_cph: m.rated_cph }
-      const key = groupBy.kind === 'device' ? m.device_id : (labels!.get(m.device_id) ?? null)
+      const key = groupBy.kind === 'device' ? m.device_id : m.label
       const group = groups.get(key) ?? []
       group.push(member)
       groups.set(key, group)

@@ -30,6 +30,12 @@ export interface RollupSums {
   missed: number
 }
 
+/** A machine of the fleet query: its rating, the label it is grouped by, and its rollup sums over the window's whole hours. */
+export interface FleetMachine extends RollupSums {
+  rated_cph: number | null
+  label: string | null
+}
+
 /** A closed state interval [ts, next_ts) of one machine. */
 export interface StateInterval {
   device_id: string
@@ -82,17 +88,6 @@ export class ProductionRepository {
     return rows.map((r) => ({ device_id: r.device_id, rated_cph: r.rated_cph === null ? null : Number(r.rated_cph) }))
   }
 
-  /** The value of label `key` of each machine of the scope that carries it. */
-  async labelValues(scope: MachineScope, key: string): Promise<Map<string, string>> {
-    const rows = await this.db
-      .selectFrom('device_labels')
-      .select(['device_labels.device_id', 'device_labels.value'])
-      .where('device_labels.key', '=', key)
-      .where(this.scopeSql('device_labels.device_id', scope))
-      .execute()
-    return new Map(rows.map((r) => [r.device_id, r.value]))
-  }
-
   /** Rollup rows whose start is in one of `ranges`, every column. */
   async rollupRows(rollup: Rollup, scope: MachineScope, ranges: readonly Range[]): Promise<RollupRow[]> {
     if (ranges.length === 0) return []
@@ -115,52 +110,71 @@ export class ProductionRepository {
   }
 
   /**
-   * Each machine's running totals (migration 0018) at `hour`: those of its newest hourly row
-   * that starts before it, i.e. its seconds per state, placed and missed of every hour before
-   * `hour`. A machine without such a row is left out (all zero). The sums of [a, b) are
-   * `runningTotalsAt(b) − runningTotalsAt(a)`.
+   * Every machine of the scope with its rating, the value of label `labelKey` (null without it)
+   * and its seconds per state, placed and missed over the whole hours `range`, in one statement.
+   * The sums are differences of the hourly running totals (migration 0018) at the range's ends:
+   * at an hour, a machine's totals are those of its newest hourly row starting before it.
    *
-   * PostgreSQL: the machines with a row for the hour just before `hour` (a machine that produced
-   * then) are read together from the index by hour (0018), adjacent entries; only the others
-   * probe their primary key for their newest earlier row. SQLite probes each machine (in-process,
-   * cheap), by rowid as it has no LATERAL.
+   * PostgreSQL: the machines with a row for the hour just before a bound (they produced then)
+   * are read together from the index by hour (0018), adjacent entries, without the table; only
+   * the others probe their primary key for their newest earlier row. SQLite probes each machine
+   * (in-process, cheap), by rowid as it has no LATERAL.
    */
-  async runningTotalsAt(scope: MachineScope, hour: number): Promise<RollupSums[]> {
-    const query: unknown =
-      this.storage.dialect === 'postgres'
-        ? this.db
-            .selectFrom('devices')
-            .leftJoin('production_hourly as at', (join) => join.onRef('at.device_id', '=', 'devices.device_id').on('at.hour_start', '=', hour - 3600))
-            .leftJoinLateral(
-              (eb) =>
-                eb
-                  .selectFrom('production_hourly as before')
-                  .select(RUN_COLUMNS.map((c) => `before.${c}` as const))
-                  .where(sql<SqlBool>`at.device_id is null`)
-                  .whereRef('before.device_id', '=', 'devices.device_id')
-                  .where('before.hour_start', '<', hour)
-                  .orderBy('before.hour_start', 'desc')
-                  .limit(1)
-                  .as('before'),
-              (join) => join.onTrue(),
-            )
-            .select(RUN_COLUMNS.map((c) => sql`coalesce(${sql.ref(`at.${c}`)}, ${sql.ref(`before.${c}`)})`.as(c)))
-        : this.db
-            .selectFrom('devices')
-            .innerJoin('production_hourly as h', (join) =>
-              join.on(
-                sql.ref('h.rowid'),
-                '=',
-                sql`(select x.rowid from production_hourly x where x.device_id = devices.device_id and x.hour_start < ${hour} order by x.hour_start desc limit 1)`,
-              ),
-            )
-            .select(RUN_COLUMNS.map((c) => sql.ref(`h.${c}`).as(c)))
-    const from = query as SelectQueryBuilder<Database, 'devices', Record<string, unknown>>
-    const scoped = 'deviceId' in scope ? from.where('devices.device_id', '=', scope.deviceId) : from.where(scope.where)
-    const rows = await scoped.select('devices.device_id').execute()
-    return rows
-      .filter((r) => r.run_placed !== null)
-      .map((r) => ({ device_id: String(r.device_id), seconds: sixOf(r, 'run_s_'), placed: num(r.run_placed), missed: num(r.run_missed) }))
+  async fleetMachines(scope: MachineScope, labelKey: string | undefined, range: Range | undefined): Promise<FleetMachine[]> {
+    const postgres = this.storage.dialect === 'postgres'
+    let query = this.db
+      .selectFrom('devices')
+      .select(['devices.device_id', 'devices.rated_cph'])
+      .$if(labelKey !== undefined, (q) =>
+        q.leftJoin('device_labels as label', (join) => join.onRef('label.device_id', '=', 'devices.device_id').on('label.key', '=', labelKey!)).select('label.value as label'),
+      ) as unknown as SelectQueryBuilder<Database, 'devices', Record<string, unknown>>
+    if (range !== undefined) {
+      const bounds = [
+        { alias: 'to', hour: range.end },
+        { alias: 'from', hour: range.start },
+      ] as const
+      for (const { alias, hour } of bounds) {
+        query = (
+          postgres
+            ? query
+                .leftJoin(`production_hourly as ${alias}_at` as 'production_hourly', (join) =>
+                  join.onRef(sql.ref(`${alias}_at.device_id`) as never, '=', 'devices.device_id').on(sql.ref(`${alias}_at.hour_start`) as never, '=', (hour - 3600) as never),
+                )
+                .leftJoinLateral(
+                  (eb) =>
+                    eb
+                      .selectFrom('production_hourly as before')
+                      .select(RUN_COLUMNS.map((c) => `before.${c}` as const))
+                      .where(sql<SqlBool>`${sql.ref(`${alias}_at.device_id`)} is null`)
+                      .whereRef('before.device_id', '=', 'devices.device_id')
+                      .where('before.hour_start', '<', hour)
+                      .orderBy('before.hour_start', 'desc')
+                      .limit(1)
+                      .as(`${alias}_before`),
+                  (join) => join.onTrue(),
+                )
+            : query.leftJoin(`production_hourly as ${alias}_at` as 'production_hourly', (join) =>
+                join.on(
+                  sql.ref(`${alias}_at.rowid`) as never,
+                  '=',
+                  sql`(select x.rowid from production_hourly x where x.device_id = devices.device_id and x.hour_start < ${hour} order by x.hour_start desc limit 1)`,
+                ),
+              )
+        ) as unknown as SelectQueryBuilder<Database, 'devices', Record<string, unknown>>
+      }
+      const at = (alias: string, c: string) => (postgres ? sql`coalesce(${sql.ref(`${alias}_at.${c}`)}, ${sql.ref(`${alias}_before.${c}`)}, 0)` : sql`coalesce(${sql.ref(`${alias}_at.${c}`)}, 0)`)
+      query = query.select(RUN_COLUMNS.map((c) => sql`${at('to', c)} - ${at('from', c)}`.as(c.slice('run_'.length))) as never)
+    }
+    query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
+    const rows = await query.orderBy('devices.device_id').execute()
+    return rows.map((r) => ({
+      device_id: String(r.device_id),
+      rated_cph: r.rated_cph === null || r.rated_cph === undefined ? null : Number(r.rated_cph),
+      label: (r.label as string | null | undefined) ?? null,
+      seconds: sixOf(r, 's_'),
+      placed: num(r.placed),
+      missed: num(r.missed),
+    }))
   }
 
   /**
