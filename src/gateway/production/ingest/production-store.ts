@@ -83,12 +83,13 @@ export class ProductionStore {
     return item.result!
   }
 
-  /** One transaction for a group of frames: their machines locked, their raw events in one statement, then each frame's consequences. */
+  /** One transaction for a group of frames: their raw events in one statement, then their machines locked and each frame's consequences. */
   private commitFrames(items: FrameItem[]): Promise<void> {
     return this.storage.db.transaction().execute(async (trx) => {
-      const now = await this.lock(trx, items.map((i) => i.deviceId))
+      const now = Number((await sql<{ now: number }>`select ${this.storage.clock.now} as now`.execute(trx)).rows[0]!.now)
       const checked = items.map((item) => checkEvents(item.events, now))
-      const rows = items.flatMap((item, i) => checked[i]!.valid.map((event) => eventRow(item.deviceId, event, now)))
+      // In key order: two groups inserting the same ids wait for each other's rows in one order, never in a cycle.
+      const rows = items.flatMap((item, i) => checked[i]!.valid.map((event) => eventRow(item.deviceId, event, now))).sort(byKey)
       /** Per machine, the ids this statement inserted; a frame takes each once (the same id in two frames of a group counts once). */
       const inserted = new Map<string, Set<string>>()
       for (const statement of this.eventInsert.statements(rows)) {
@@ -98,6 +99,14 @@ export class ProductionStore {
           ids.add(row.event_id)
         }
       }
+      // The raw events go in before the machines are locked, so that groups sharing machines
+      // insert at once and wait for each other only for what they derive. What another group
+      // inserts it derives itself: an id inserted by both waits for the first to commit (or
+      // roll back) and is then taken by one only.
+      await this.lock(
+        trx,
+        items.map((i) => i.deviceId),
+      )
       const fresh = new Map<string, ProductionEvent[]>()
       for (const [i, item] of items.entries()) {
         const taken = inserted.get(item.deviceId)
@@ -248,6 +257,9 @@ function textError(event: Record<string, unknown>): string | undefined {
   }
   return undefined
 }
+
+/** One order of (device_id, event_id), the same for every group of every instance. */
+const byKey = (a: EventRow, b: EventRow) => (a.device_id < b.device_id ? -1 : a.device_id > b.device_id ? 1 : a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0)
 
 function eventRow(deviceId: string, event: ProductionEvent, now: number): EventRow {
   return {
