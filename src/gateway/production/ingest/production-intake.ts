@@ -5,13 +5,13 @@ import type { DeviceLink } from '../../../link/device-link.js'
 import type { ProductionReceiver } from '../../../link/production-receiver.js'
 import type { MachineStateEvent } from './machine-state-event.js'
 import type { ProductionMetrics } from './production-metrics.js'
-import { ProductionBacklogFull, type ProductionStore } from './production-store.js'
+import { ProductionBacklogFull, type ProductionStore, type StoredFrame } from './production-store.js'
 import type { CurrentState } from './state-sequence.js'
 
 /** Production frames a link may have unacknowledged; at this many the gateway stops reading it (§16 flow control). */
 export const MAX_UNACKED_FRAMES = 64
 
-/** One link's frames, stored one after another in arrival order. */
+/** One link's frames, acknowledged one after another in arrival order. */
 interface LinkQueue {
   tail: Promise<void>
   unacked: number
@@ -21,6 +21,10 @@ interface LinkQueue {
 /**
  * The gateway's end of production reporting on the device link: each frame's events are stored
  * (one transaction, see `ProductionStore`) and acknowledged only then, in arrival order per link.
+ * A frame goes to the store as it arrives, not after the link's frame before it: a link's frames
+ * then share commits (a group of many machines' frames, each of several frames, costs little
+ * more than one of one frame each), and the order they commit in does not matter (figures go by
+ * `ts`, ids are stored once).
  * At `MAX_UNACKED_FRAMES` frames not yet acknowledged the link's socket stops being read (ws
  * `pause()`), so a machine sending faster than the database stores waits instead of growing
  * memory; reading resumes as the acknowledgements go out. A frame that could not be stored (the
@@ -47,9 +51,13 @@ export class ProductionIntake implements ProductionReceiver {
       link.socket.pause()
     }
     const arrived = performance.now()
+    // Stored as soon as it arrives (with the frames of other links, and this link's, that wait
+    // for the same commit); acknowledged in arrival order.
+    const stored = this.store.storeFrame(link.deviceId, frame.events)
+    stored.catch(() => undefined)
     this.enqueue(queue, async () => {
       try {
-        await this.storeAndAcknowledge(link, frame, arrived)
+        await this.acknowledge(link, stored, arrived)
       } finally {
         queue.unacked--
         if (queue.paused && queue.unacked < this.maxUnacked) {
@@ -80,10 +88,10 @@ export class ProductionIntake implements ProductionReceiver {
     while (this.work.size > 0) await Promise.all([...this.work])
   }
 
-  private async storeAndAcknowledge(link: DeviceLink, frame: ProductionFrame, arrived: number): Promise<void> {
+  private async acknowledge(link: DeviceLink, storing: Promise<StoredFrame>, arrived: number): Promise<void> {
     let stored
     try {
-      stored = await this.store.storeFrame(link.deviceId, frame.events)
+      stored = await storing
     } catch (err) {
       const full = err instanceof ProductionBacklogFull
       this.log[full ? 'warn' : 'error']({ err, deviceId: link.deviceId }, 'storing production events failed; closing the link so the machine resends them')

@@ -1,12 +1,14 @@
+import { sql, type CompiledQuery } from 'kysely'
 import { productionEventError, type FaultEvent, type JobEndedEvent, type JobStartedEvent, type PlacementsEvent, type ProductionEvent, type ProductionFrame } from '@fleetgate/device-agent/protocol'
 import { GroupCommit } from '../../../storage/group-commit.js'
 import { keyLockThenClock } from '../../../storage/key-lock.js'
 import { insertColumns, MultiRowInsert, type InsertRow } from '../../../storage/multi-row-insert.js'
+import { runIndependentWrites } from '../../../storage/independent-writes.js'
 import type { Db, Storage } from '../../../storage/storage.js'
 import type { ProductionTables } from '../../../storage/tables/production-tables.js'
 import { RollupDeltas } from './rollup-deltas.js'
 import { RollupWriter } from './rollup-writer.js'
-import { currentState, StateSequence, type CurrentState, type StateRow } from './state-sequence.js'
+import { currentState, StateSequence, type CurrentState, type StateChange, type StateRow } from './state-sequence.js'
 
 /** Accepted event times: at most this old… */
 export const MAX_EVENT_AGE_S = 30 * 86_400
@@ -81,12 +83,13 @@ export class ProductionStore {
     return item.result!
   }
 
-  /** One transaction for a group of frames: their machines locked, their raw events in one statement, then each frame's consequences. */
+  /** One transaction for a group of frames: their raw events in one statement, then their machines locked and each frame's consequences. */
   private commitFrames(items: FrameItem[]): Promise<void> {
     return this.storage.db.transaction().execute(async (trx) => {
-      const now = await this.lock(trx, items.map((i) => i.deviceId))
+      const now = Number((await sql<{ now: number }>`select ${this.storage.clock.now} as now`.execute(trx)).rows[0]!.now)
       const checked = items.map((item) => checkEvents(item.events, now))
-      const rows = items.flatMap((item, i) => checked[i]!.valid.map((event) => eventRow(item.deviceId, event, now)))
+      // In key order: two groups inserting the same ids wait for each other's rows in one order, never in a cycle.
+      const rows = items.flatMap((item, i) => checked[i]!.valid.map((event) => eventRow(item.deviceId, event, now))).sort(byKey)
       /** Per machine, the ids this statement inserted; a frame takes each once (the same id in two frames of a group counts once). */
       const inserted = new Map<string, Set<string>>()
       for (const statement of this.eventInsert.statements(rows)) {
@@ -96,6 +99,14 @@ export class ProductionStore {
           ids.add(row.event_id)
         }
       }
+      // The raw events go in before the machines are locked, so that groups sharing machines
+      // insert at once and wait for each other only for what they derive. What another group
+      // inserts it derives itself: an id inserted by both waits for the first to commit (or
+      // roll back) and is then taken by one only.
+      await this.lock(
+        trx,
+        items.map((i) => i.deviceId),
+      )
       const fresh = new Map<string, ProductionEvent[]>()
       for (const [i, item] of items.entries()) {
         const taken = inserted.get(item.deviceId)
@@ -148,14 +159,15 @@ export class ProductionStore {
       if (!device || Number(device.link_generation) !== generation) return undefined
       if ((await currentState(trx, deviceId))?.state === 'offline') return undefined
       const deltas = new RollupDeltas()
-      const change = (await this.states.insert(trx, new Map([[deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }]]]), () => deltas)).get(deviceId)
-      await this.rollups.write(trx, new Map([[deviceId, deltas]]))
+      const { changes, writes } = await this.states.insert(trx, new Map([[deviceId, [{ ts: now, state: 'offline', reason: null, event_id: null }]]]), () => deltas)
+      await runIndependentWrites(trx, this.storage.dialect, [...writes, ...(await this.rollups.write(trx, new Map([[deviceId, deltas]])))])
+      const change = changes.get(deviceId)
       return change && stateChanged(change.before, change.after) ? change.after : undefined
     })
   }
 
-  /** What newly stored events change, for every machine of a group at once: states and current states, rollups, jobs. */
-  private async apply(trx: Db, fresh: Map<string, ProductionEvent[]>): Promise<Map<string, { before: CurrentState | undefined; after: CurrentState }>> {
+  /** What newly stored events change, for every machine of a group at once: states and current states, rollups, jobs; two reads, then the writes together. */
+  private async apply(trx: Db, fresh: Map<string, ProductionEvent[]>): Promise<Map<string, StateChange>> {
     const deltas = new Map<string, RollupDeltas>()
     const deltasOf = (deviceId: string) => {
       let d = deltas.get(deviceId)
@@ -195,9 +207,9 @@ export class ProductionStore {
       }
       states.set(deviceId, rows)
     }
-    const changes = await this.states.insert(trx, states, deltasOf)
-    await this.rollups.write(trx, deltas)
-    await this.jobs.write(trx, jobs)
+    const { changes, writes } = await this.states.insert(trx, states, deltasOf)
+    // Each write touches its own table: states, current states, hourly and daily rollups, jobs.
+    await runIndependentWrites(trx, this.storage.dialect, [...writes, ...(await this.rollups.write(trx, deltas)), ...this.jobs.write(jobs)])
     return changes
   }
 }
@@ -246,6 +258,9 @@ function textError(event: Record<string, unknown>): string | undefined {
   return undefined
 }
 
+/** One order of (device_id, event_id), the same for every group of every instance. */
+const byKey = (a: EventRow, b: EventRow) => (a.device_id < b.device_id ? -1 : a.device_id > b.device_id ? 1 : a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0)
+
 function eventRow(deviceId: string, event: ProductionEvent, now: number): EventRow {
   return {
     device_id: deviceId,
@@ -262,9 +277,20 @@ function eventRow(deviceId: string, event: ProductionEvent, now: number): EventR
   }
 }
 
-type JobStartRow = { device_id: string; job_id: string; order_id: string | null; program: string | null; started_at: number; boards_planned: number | null }
-type JobEndRow = { device_id: string; job_id: string; ended_at: number; result: string; boards_done: number }
-type JobCountRow = { device_id: string; job_id: string; placed: number; missed: number }
+/** A job's changes, all in one row: its start (or nulls), its end (or nulls), the placements counted. */
+type JobRow = {
+  device_id: string
+  job_id: string
+  order_id: string | null
+  program: string | null
+  started_at: number | null
+  boards_planned: number | null
+  ended_at: number | null
+  result: string | null
+  boards_done: number | null
+  placed: number
+  missed: number
+}
 
 /**
  * A frame's changes to its machine's jobs, one row per job (an upsert may not touch a row
@@ -292,46 +318,31 @@ class JobChanges {
   }
 }
 
-/** Writes `JobChanges` with three upserts whose texts are built once. */
+/**
+ * Writes `JobChanges` with one upsert whose text is built once, a row per job: a start replaces
+ * the stored one when there is none or it is later, an end when there is none or it is earlier,
+ * and the placements add up.
+ */
 class JobWriter {
-  private readonly starts: MultiRowInsert<JobStartRow>
-  private readonly ends: MultiRowInsert<JobEndRow>
-  private readonly counts: MultiRowInsert<JobCountRow>
+  private readonly upsert: MultiRowInsert<JobRow>
 
   constructor(db: Db) {
-    this.starts = new MultiRowInsert<JobStartRow>(['device_id', 'job_id', 'order_id', 'program', 'started_at', 'boards_planned'], (rows) =>
-      db
-        .insertInto('production_jobs')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['device_id', 'job_id'])
-            .doUpdateSet((eb) => ({
-              order_id: eb.ref('excluded.order_id'),
-              program: eb.ref('excluded.program'),
-              started_at: eb.ref('excluded.started_at'),
-              boards_planned: eb.ref('excluded.boards_planned'),
-            }))
-            .where((eb) => eb.or([eb('production_jobs.started_at', 'is', null), eb('production_jobs.started_at', '>', eb.ref('excluded.started_at'))])),
-        ),
-    )
-    this.ends = new MultiRowInsert<JobEndRow>(['device_id', 'job_id', 'ended_at', 'result', 'boards_done'], (rows) =>
-      db
-        .insertInto('production_jobs')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['device_id', 'job_id'])
-            .doUpdateSet((eb) => ({ ended_at: eb.ref('excluded.ended_at'), result: eb.ref('excluded.result'), boards_done: eb.ref('excluded.boards_done') }))
-            .where((eb) => eb.or([eb('production_jobs.ended_at', 'is', null), eb('production_jobs.ended_at', '<', eb.ref('excluded.ended_at'))])),
-        ),
-    )
-    this.counts = new MultiRowInsert<JobCountRow>(['device_id', 'job_id', 'placed', 'missed'], (rows) =>
+    const startWins = sql<boolean>`excluded.started_at is not null and (production_jobs.started_at is null or production_jobs.started_at > excluded.started_at)`
+    const endWins = sql<boolean>`excluded.ended_at is not null and (production_jobs.ended_at is null or production_jobs.ended_at < excluded.ended_at)`
+    const pick = (wins: typeof startWins, column: string) => sql<never>`case when ${wins} then ${sql.ref(`excluded.${column}`)} else ${sql.ref(`production_jobs.${column}`)} end`
+    this.upsert = new MultiRowInsert<JobRow>(['device_id', 'job_id', 'order_id', 'program', 'started_at', 'boards_planned', 'ended_at', 'result', 'boards_done', 'placed', 'missed'], (rows) =>
       db
         .insertInto('production_jobs')
         .values(rows)
         .onConflict((oc) =>
           oc.columns(['device_id', 'job_id']).doUpdateSet((eb) => ({
+            order_id: pick(startWins, 'order_id'),
+            program: pick(startWins, 'program'),
+            boards_planned: pick(startWins, 'boards_planned'),
+            started_at: pick(startWins, 'started_at'),
+            result: pick(endWins, 'result'),
+            boards_done: pick(endWins, 'boards_done'),
+            ended_at: pick(endWins, 'ended_at'),
             placed: eb('production_jobs.placed', '+', eb.ref('excluded.placed')),
             missed: eb('production_jobs.missed', '+', eb.ref('excluded.missed')),
           })),
@@ -339,18 +350,29 @@ class JobWriter {
     )
   }
 
-  /** Each machine's job changes; one statement of each kind for them all. */
-  async write(trx: Db, byDevice: Map<string, JobChanges>): Promise<void> {
-    const all = [...byDevice]
-    const statements = [
-      ...this.starts.statements(
-        all.flatMap(([deviceId, jobs]) =>
-          [...jobs.starts.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, order_id: e.order_id ?? null, program: e.program ?? null, started_at: e.ts, boards_planned: e.boards_planned ?? null })),
-        ),
-      ),
-      ...this.ends.statements(all.flatMap(([deviceId, jobs]) => [...jobs.ends.values()].map((e) => ({ device_id: deviceId, job_id: e.job_id, ended_at: e.ts, result: e.result, boards_done: e.boards_done })))),
-      ...this.counts.statements(all.flatMap(([deviceId, jobs]) => [...jobs.counts].map(([jobId, c]) => ({ device_id: deviceId, job_id: jobId, placed: c.placed, missed: c.missed })))),
-    ]
-    for (const statement of statements) await trx.executeQuery(statement)
+  /** The statement writing each machine's job changes. */
+  write(byDevice: Map<string, JobChanges>): CompiledQuery[] {
+    const rows: JobRow[] = []
+    for (const [deviceId, jobs] of byDevice) {
+      for (const jobId of new Set([...jobs.starts.keys(), ...jobs.ends.keys(), ...jobs.counts.keys()])) {
+        const start = jobs.starts.get(jobId)
+        const end = jobs.ends.get(jobId)
+        const count = jobs.counts.get(jobId)
+        rows.push({
+          device_id: deviceId,
+          job_id: jobId,
+          order_id: start?.order_id ?? null,
+          program: start?.program ?? null,
+          started_at: start?.ts ?? null,
+          boards_planned: start?.boards_planned ?? null,
+          ended_at: end?.ts ?? null,
+          result: end?.result ?? null,
+          boards_done: end?.boards_done ?? null,
+          placed: count?.placed ?? 0,
+          missed: count?.missed ?? 0,
+        })
+      }
+    }
+    return this.upsert.statements(rows)
   }
 }

@@ -1,5 +1,6 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely'
 import { MultiRowInsert } from '../../../storage/multi-row-insert.js'
+import { TextByShape } from '../../../storage/text-by-shape.js'
 import type { Db } from '../../../storage/storage.js'
 import type { ProductionRollup, RunningTotals } from '../../../storage/tables/production-tables.js'
 import { STATE_COLUMNS, type BucketDelta, type RollupDeltas } from './rollup-deltas.js'
@@ -22,7 +23,7 @@ type StoredRow = RollupValues & Partial<RunningTotals> & { device_id: string; bu
  * Adds a group of frames' deltas to their machines' hourly and daily rows: the touched rows of
  * both tables are read in one statement, the deltas added in memory (the JSON columns merge by
  * fault, feeder and nozzle) and each table written back with one upsert, its text built once
- * and reused.
+ * and reused; the caller runs them.
  *
  * Hourly rows also carry running totals (migration 0018), so the read takes, per machine, every
  * hourly row from its earliest touched hour on and the row just before it; the totals are
@@ -32,6 +33,7 @@ type StoredRow = RollupValues & Partial<RunningTotals> & { device_id: string; bu
 export class RollupWriter {
   private readonly hourly: MultiRowInsert<HourRow>
   private readonly daily: MultiRowInsert<DayRow>
+  private readonly readTexts = new TextByShape()
 
   constructor(db: Db) {
     const upsert =
@@ -46,10 +48,10 @@ export class RollupWriter {
     this.daily = new MultiRowInsert<DayRow>(['device_id', 'day_start', ...ROLLUP_COLUMNS], upsert('production_daily', 'day_start', ROLLUP_COLUMNS), CHUNK)
   }
 
-  /** Adds each machine's deltas (the caller holds their locks, in its transaction). */
-  async write(trx: Db, deltas: Map<string, RollupDeltas>): Promise<void> {
+  /** Reads the rows each machine's deltas touch and answers the writes that add them (the caller holds their locks, in its transaction, and runs the writes there). */
+  async write(trx: Db, deltas: Map<string, RollupDeltas>): Promise<CompiledQuery[]> {
     const touched = [...deltas].filter(([, d]) => !d.empty)
-    if (touched.length === 0) return
+    if (touched.length === 0) return []
     const stored = await this.read(trx, touched)
     const hourRows: HourRow[] = []
     const dayRows: DayRow[] = []
@@ -58,29 +60,33 @@ export class RollupWriter {
       if (d.hourly.size > 0) hourRows.push(...withRunningTotals(deviceId, d.hourly, rows?.hour ?? new Map(), rows?.base))
       for (const [start, delta] of d.daily) dayRows.push({ device_id: deviceId, day_start: start, ...added(rows?.day.get(start), delta) })
     }
-    for (const statement of [...this.hourly.statements(hourRows), ...this.daily.statements(dayRows)]) await trx.executeQuery(statement)
+    return [...this.hourly.statements(hourRows), ...this.daily.statements(dayRows)]
   }
 
   /** Per machine: its hourly rows from the earliest touched hour on, the hourly row before that, its touched daily rows. */
   private async read(trx: Db, touched: [string, RollupDeltas][]) {
-    const columns = sql.raw(ROLLUP_COLUMNS.join(', '))
-    const runColumns = sql.raw(RUN_COLUMNS.join(', '))
-    const noRunColumns = sql.raw(RUN_COLUMNS.map((c) => `0 as ${c}`).join(', '))
-    const parts: RawBuilder<unknown>[] = []
+    const parts: { shape: string; parameters: unknown[]; build: () => RawBuilder<unknown> }[] = []
     for (const [deviceId, d] of touched) {
       if (d.hourly.size > 0) {
         const first = Math.min(...d.hourly.keys())
-        parts.push(sql`select device_id, 'hour' as bucket, hour_start as start, ${columns}, ${runColumns} from production_hourly where device_id = ${deviceId} and hour_start >= ${first}`)
-        parts.push(
-          sql`select * from (select device_id, 'base' as bucket, hour_start as start, ${columns}, ${runColumns} from production_hourly where device_id = ${deviceId} and hour_start < ${first} order by hour_start desc limit 1) as before_first`,
-        )
+        parts.push({ shape: 'h', parameters: [deviceId, first, deviceId, first], build: () => hourParts(deviceId, first) })
       }
       const days = [...d.daily.keys()]
-      if (days.length > 0) parts.push(sql`select device_id, 'day' as bucket, day_start as start, ${columns}, ${noRunColumns} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`)
+      if (days.length > 0) parts.push({ shape: `d${days.length}`, parameters: [deviceId, ...days], build: () => dayPart(deviceId, days) })
     }
     const stored = new Map<string, { hour: Map<number, StoredRow>; day: Map<number, StoredRow>; base?: StoredRow }>()
     for (let i = 0; i < parts.length; i += CHUNK) {
-      const { rows } = await sql<StoredRow>`${sql.join(parts.slice(i, i + CHUNK), sql` union all `)}`.execute(trx)
+      const chunk = parts.slice(i, i + CHUNK)
+      const statement = this.readTexts.compiled(
+        chunk.map((p) => p.shape).join(','),
+        chunk.flatMap((p) => p.parameters),
+        () =>
+          sql<StoredRow>`${sql.join(
+            chunk.map((p) => p.build()),
+            sql` union all `,
+          )}`.compile(trx),
+      )
+      const { rows } = await trx.executeQuery(statement)
       for (const row of rows) {
         let machine = stored.get(row.device_id)
         if (!machine) stored.set(row.device_id, (machine = { hour: new Map(), day: new Map() }))
@@ -91,6 +97,19 @@ export class RollupWriter {
     return stored
   }
 }
+
+const COLUMNS = sql.raw(ROLLUP_COLUMNS.join(', '))
+const RUN = sql.raw(RUN_COLUMNS.join(', '))
+const NO_RUN = sql.raw(RUN_COLUMNS.map((c) => `0 as ${c}`).join(', '))
+
+/** A machine's hourly rows from `first` on, and the one before. */
+const hourParts = (deviceId: string, first: number) => sql`
+  select device_id, 'hour' as bucket, hour_start as start, ${COLUMNS}, ${RUN} from production_hourly where device_id = ${deviceId} and hour_start >= ${first}
+  union all
+  select * from (select device_id, 'base' as bucket, hour_start as start, ${COLUMNS}, ${RUN} from production_hourly where device_id = ${deviceId} and hour_start < ${first} order by hour_start desc limit 1) as before_first`
+
+const dayPart = (deviceId: string, days: number[]) =>
+  sql`select device_id, 'day' as bucket, day_start as start, ${COLUMNS}, ${NO_RUN} from production_daily where device_id = ${deviceId} and day_start in (${sql.join(days)})`
 
 /** The machine's hourly rows from its earliest touched hour on, the deltas added and the running totals carried on from `base`. */
 function withRunningTotals(deviceId: string, deltas: Map<number, BucketDelta>, stored: Map<number, StoredRow>, base: StoredRow | undefined): HourRow[] {

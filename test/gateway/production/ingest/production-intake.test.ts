@@ -69,7 +69,7 @@ describe('production flow control (§16)', () => {
     expect(calls).toEqual(['pause'])
     expect(intake.unacked(link)).toBe(MAX_UNACKED_FRAMES + 6)
 
-    // One link's frames are stored one after another, in arrival order.
+    // A link's frames all wait for the database at once (they may share a commit); acknowledgements go out in arrival order.
     while (sent.length < MAX_UNACKED_FRAMES + 6) {
       await settle()
       gated.gates.shift()?.()
@@ -78,9 +78,31 @@ describe('production flow control (§16)', () => {
       if (sent.length === 7) expect(calls).toEqual(['pause', 'resume'])
     }
     await intake.settled()
-    expect(gated.mostAtOnce()).toBe(1)
+    expect(gated.mostAtOnce()).toBe(MAX_UNACKED_FRAMES + 6)
     expect(sent.map((a) => a.ids[0])).toEqual(Array.from({ length: MAX_UNACKED_FRAMES + 6 }, (_, i) => `f${i}`))
     expect(calls).toEqual(['pause', 'resume'])
+    expect(intake.unacked(link)).toBe(0)
+  })
+
+  it('acknowledges a link’s frames in arrival order when later ones are stored first, and records the closed link after them', async () => {
+    const { link, sent } = fakeLink()
+    const gated = gatedStore()
+    const order: string[] = []
+    let closedAfter: string | undefined
+    const store = { ...gated.store, linkClosed: async () => void (closedAfter = sent.map((a) => a.ids[0]).join(' ')) }
+    const intake = new ProductionIntake(store, createProductionMetrics(new Registry()), { publish: () => undefined }, pino({ level: 'silent' }))
+    for (let i = 0; i < 5; i++) intake.receive(link, frame(`f${i}`))
+    intake.closed(link)
+    await settle()
+    expect(gated.gates).toHaveLength(5)
+    for (const i of [4, 2, 3, 0, 1]) {
+      gated.gates[i]!()
+      await settle()
+      order.push(`stored f${i}, acknowledged ${sent.map((a) => a.ids[0]).join(' ')}`)
+    }
+    await intake.settled()
+    expect(order).toEqual(['stored f4, acknowledged ', 'stored f2, acknowledged ', 'stored f3, acknowledged ', 'stored f0, acknowledged f0', 'stored f1, acknowledged f0 f1 f2 f3 f4'])
+    expect(closedAfter).toBe('f0 f1 f2 f3 f4')
     expect(intake.unacked(link)).toBe(0)
   })
 

@@ -118,6 +118,21 @@ describe.each(DIALECTS)('production storage (§16) on %s', (dialect) => {
     ])
   })
 
+  it('keeps a job’s earliest start and latest end, whichever frame brings them, and adds its placements', async () => {
+    const id = 'st-jobs'
+    await addMachine(storage, id)
+    const start = (eid: string, ts: number, order: string) => ({ id: eid, ts, kind: 'job_started', job_id: 'J', order_id: order, program: order, boards_planned: ts })
+    const end = (eid: string, ts: number, result: string) => ({ id: eid, ts, kind: 'job_ended', job_id: 'J', result, boards_done: ts })
+    const placements = (eid: string, ts: number) => ({ id: eid, ts, kind: 'placements', placed: 3, missed: 1, job_id: 'J' })
+    await store.storeFrame(id, [placements('p1', H + 20), end('e1', H + 500, 'aborted')] as never)
+    await store.storeFrame(id, [start('s1', H + 10, 'late'), placements('p2', H + 30)] as never)
+    await store.storeFrame(id, [start('s2', H + 5, 'first'), end('e2', H + 400, 'completed'), start('s3', H + 8, 'second')] as never)
+    await store.storeFrame(id, [end('e3', H + 600, 'completed'), start('s4', H + 9, 'third'), placements('p3', H + 40)] as never)
+    expect(await storage.db.selectFrom('production_jobs').selectAll().where('device_id', '=', id).execute()).toEqual([
+      { device_id: id, job_id: 'J', order_id: 'first', program: 'first', started_at: H + 5, boards_planned: H + 5, ended_at: H + 600, result: 'completed', boards_done: H + 600, placed: 9, missed: 3 },
+    ])
+  })
+
   it('stores a repeated id once and acknowledges it again; the rollups do not count it twice', async () => {
     const id = 'st-repeat'
     await addMachine(storage, id)
