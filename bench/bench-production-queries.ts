@@ -57,23 +57,30 @@ async function seed(storage: Storage, machines: number, firstHour: number, lastH
   const days = postgres ? sql`generate_series(${firstDay}::bigint, ${lastHour}::bigint, 86400) as days(t)` : sql`days`
   const withHours = postgres ? sql`` : sql`with recursive hours(h) as (select ${firstHour} union all select h + 3600 from hours where h + 3600 <= ${lastHour})`
   const withDays = postgres ? sql`` : sql`with recursive days(t) as (select ${firstDay} union all select t + 86400 from days where t + 86400 <= ${lastHour})`
-  const hourly: [string, string][] = [
-    ['s_productive', '2400 + (h / 3600 % 7) * 100'],
-    ['s_standby', '700'],
-    ['s_engineering', '100'],
-    ['s_scheduled_down', '0'],
-    ['s_unscheduled_down', '300 - (h / 3600 % 7) * 20'],
-    ['s_non_scheduled', '0'],
-    ['placed', '2600 + (h / 3600 % 5) * 10'],
-    ['missed', '8'],
+  // Each hour's figures vary with the hour (k = h / 3600) by k % 7 and k % 5; their running
+  // totals are closed forms of k (sums of a periodic sequence), so the database needs no sort.
+  const k0 = firstHour / 3600
+  const count = `(h / 3600 - ${k0} + 1)`
+  /** Σ (k % m) for k from k0 to h / 3600. */
+  const periodic = (m: number) => {
+    const upTo = (k: string) => `(${(m * (m - 1)) / 2} * ((${k} + 1) / ${m}) + ((${k} + 1) % ${m}) * ((${k} + 1) % ${m} - 1) / 2)`
+    return `(${upTo('h / 3600')} - ${upTo(String(k0 - 1))})`
+  }
+  const hourly: [string, string, string][] = [
+    ['s_productive', '2400 + (h / 3600 % 7) * 100', `2400 * ${count} + 100 * ${periodic(7)}`],
+    ['s_standby', '700', `700 * ${count}`],
+    ['s_engineering', '100', `100 * ${count}`],
+    ['s_scheduled_down', '0', '0'],
+    ['s_unscheduled_down', '300 - (h / 3600 % 7) * 20', `300 * ${count} - 20 * ${periodic(7)}`],
+    ['s_non_scheduled', '0', '0'],
+    ['placed', '2600 + (h / 3600 % 5) * 10', `2600 * ${count} + 10 * ${periodic(5)}`],
+    ['missed', '8', `8 * ${count}`],
   ]
   await sql`
     insert into production_hourly (device_id, hour_start, ${sql.raw(hourly.map(([c]) => c).join(', '))}, jobs_completed, faults, feeders, nozzles, ${sql.raw(hourly.map(([c]) => `run_${c}`).join(', '))})
     ${withHours}
-    select d.device_id, h, ${sql.raw(hourly.map(([, v]) => v).join(', '))}, 1, '{"pickup_error":2}', ${FEEDERS}, '[]',
-      ${sql.raw(hourly.map(([, v]) => `sum(${v}) over running`).join(', '))}
-    from devices d cross join ${hours}
-    window running as (partition by d.device_id order by h)`.execute(storage.db)
+    select d.device_id, h, ${sql.raw(hourly.map(([, v]) => v).join(', '))}, 1, '{"pickup_error":2}', ${FEEDERS}, '[]', ${sql.raw(hourly.map(([, , run]) => run).join(', '))}
+    from devices d cross join ${hours}`.execute(storage.db)
   await sql`
     insert into production_daily (device_id, day_start, s_productive, s_standby, s_engineering, s_scheduled_down, s_unscheduled_down, s_non_scheduled, placed, missed, jobs_completed, faults, feeders, nozzles)
     ${withDays}
