@@ -6,20 +6,16 @@
  * Target: B/A ≥ 0.5. Needs PostgreSQL (TEST_DATABASE_URL or 127.0.0.1:5432) and NATS
  * (TEST_NATS_URL or 127.0.0.1:4222).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
-import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { BENCH_NODE_FLAGS } from './node-flags.js'
+import { startServe, type ServedServer } from './bench-serve.js'
 
 const POSITION = { x: 120.5, y: 80.25, z: 10, r: 90 }
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js')
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'
 
@@ -68,25 +64,16 @@ async function measured(pids: number[], run: () => Promise<Run>): Promise<Run> {
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
 
-async function startInstance(name: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort()
+function startInstance(name: string, env: Record<string, string>): Promise<ServedServer> {
   // BENCH_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${name}.cpuprofile`] : []
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...profile, CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', INSTANCE_ID: name, DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  return startServe({
+    env: { INSTANCE_ID: name, DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000', ...env },
+    nodeArgs: profile,
+    name: `instance ${name}`,
+    captureStderr: true,
+    readyWithinMs: Infinity,
   })
-  let err = ''
-  child.stderr!.on('data', (d) => (err += d))
-  const url = `http://127.0.0.1:${port}`
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`instance ${name} exited with ${code}: ${err}`)
-  })
-  for (;;) {
-    const ready = fetch(`${url}/readyz`).then((r) => r.ok, () => false)
-    if (await Promise.race([ready, exited])) return { child, url }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 export default async function cluster(args: string[]): Promise<void> {
@@ -102,21 +89,21 @@ export default async function cluster(args: string[]): Promise<void> {
     // BENCH_CLUSTER_KEY=<32+ bytes>: the instances sign every NATS message (the cost of §17's signatures).
     ...(process.env.BENCH_CLUSTER_KEY ? { CLUSTER_KEY: process.env.BENCH_CLUSTER_KEY } : {}),
   }
-  const instances: ChildProcess[] = []
+  const instances: ServedServer[] = []
   let agent: DeviceAgent | undefined
   try {
     const a = await startInstance('bench-a', env)
-    instances.push(a.child)
+    instances.push(a)
     const b = await startInstance('bench-b', env)
-    instances.push(b.child)
-    const login = await fetch(`${a.url}/api/v1/auth/login`, {
+    instances.push(b)
+    const login = await fetch(`${a.base}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
     })
     const token = ((await login.json()) as { token: string }).token
     const routes = new RouteTable().get('/hardware/position', () => ok(POSITION))
-    agent = new DeviceAgent({ url: a.url, deviceId: 'bench-cluster-01', key: 'bench-device-key-0001', version: 'bench', routes, maxConcurrentRequests: 64 })
+    agent = new DeviceAgent({ url: a.base, deviceId: 'bench-cluster-01', key: 'bench-device-key-0001', version: 'bench', routes, maxConcurrentRequests: 64 })
     const registered = once(agent, 'registered')
     agent.start()
     await registered
@@ -124,14 +111,14 @@ export default async function cluster(args: string[]): Promise<void> {
     const auth = { authorization: `Bearer ${token}` }
     const target = (base: string) => `${base}/api/v1/devices/bench-cluster-01/hardware/position`
     console.log(`device linked to A; warming up, then A, B, A, B, A, B for ${seconds} s × ${connections} connections each…`)
-    await autocannon(target(a.url), 2, connections, auth)
-    await autocannon(target(b.url), 2, connections, auth)
+    await autocannon(target(a.base), 2, connections, auth)
+    await autocannon(target(b.base), 2, connections, auth)
     // A and B alternate, three pairs: the machine's load drifts, a pair sees the same load.
     const pids = [a.child.pid!, b.child.pid!]
     const pairs: { viaA: Run; viaB: Run }[] = []
     for (let i = 0; i < 3; i++) {
-      const viaA = await measured(pids, () => autocannon(target(a.url), process.env.BENCH_CPU_PROF ? 1 : seconds, connections, auth))
-      const viaB = await measured(pids, () => autocannon(target(b.url), seconds, connections, auth))
+      const viaA = await measured(pids, () => autocannon(target(a.base), process.env.BENCH_CPU_PROF ? 1 : seconds, connections, auth))
+      const viaB = await measured(pids, () => autocannon(target(b.base), seconds, connections, auth))
       pairs.push({ viaA, viaB })
     }
     const row = (name: string, r: Run) =>
@@ -146,10 +133,7 @@ export default async function cluster(args: string[]): Promise<void> {
     console.log(`ratio B/A (median of ${pairs.length} pairs): ${ratio.toFixed(2)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; the hop costs ${hopUs.toFixed(0)} µs CPU per request`)
   } finally {
     await agent?.close()
-    for (const child of instances) {
-      child.kill('SIGTERM')
-      if (child.exitCode === null) await once(child, 'exit')
-    }
+    for (const instance of instances) await instance.stop()
     await database.drop().catch(() => undefined)
   }
 }

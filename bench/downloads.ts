@@ -11,19 +11,15 @@
  * ≤ 150 MiB for 30 × 15 MiB as §6 says, plus one more 15 MiB copy per further release; a copy
  * per download would be 450 MiB per release).
  */
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { get } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { generateFirmwareKeys, publicKeyPem } from '../src/firmware/firmware-keys.js'
 import { signImage } from '../src/firmware/sign-image.js'
-import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { BENCH_NODE_FLAGS } from './node-flags.js'
+import { startServe, type ServedServer } from './bench-serve.js'
 
 const MiB = 1024 * 1024
 const ACTIVE_IMAGE = '/api/v1/firmware/slave/system.bin'
@@ -61,26 +57,12 @@ export default async function downloads(args: string[]): Promise<void> {
     }),
   )
   const size = Math.max(...releases.map((r) => r.image.length))
-  const port = await freePort()
-  const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey),
-      FIRMWARE_MAX_BYTES: String(Math.max(16 * MiB, size)),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const base = `http://127.0.0.1:${port}`
+  let server: ServedServer | undefined
   try {
-    for (let i = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) {
-      if (child.exitCode !== null || i > 200) throw new Error('server did not start')
-      await delay(50)
-    }
+    server = await startServe({
+      env: { DATA_DIR: dir, FIRMWARE_ROOT_PUBKEY: publicKeyPem(keys.root.publicKey), FIRMWARE_MAX_BYTES: String(Math.max(16 * MiB, size)) },
+    })
+    const base = server.base
     const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) })
     const auth = `Bearer ${((await login.json()) as { token: string }).token}`
     for (const release of releases) {
@@ -95,7 +77,7 @@ export default async function downloads(args: string[]): Promise<void> {
 
     // Let the upload's garbage go before the baseline is taken.
     await delay(2000)
-    const pid = child.pid!
+    const pid = server.child.pid!
     const idle = rssOf(pid)
     let peak = idle
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 10)
@@ -127,8 +109,7 @@ export default async function downloads(args: string[]): Promise<void> {
     )
     console.log(`server RSS idle ${(idle / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB: growth ${growth.toFixed(0)} MiB (target ≤ ${target} MiB) ${growth <= target ? 'OK' : 'OVER'}`)
   } finally {
-    child.kill('SIGTERM')
-    if (child.exitCode === null) await once(child, 'exit')
+    await server?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -18,22 +18,17 @@
  * - fleetgate's own telemetry table (its series ids, index and JSON values), which shows what
  *   the HTTP path adds on top of the schema but hides the schema's own cost.
  */
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { setTimeout as delay } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config/config.js'
 import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/telemetry-store.js'
 import { openConfiguredStorage } from '../src/server.js'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { BENCH_NODE_FLAGS } from './node-flags.js'
+import { startServe } from './bench-serve.js'
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const RAW_PG_CONNECTIONS = 8
@@ -199,22 +194,12 @@ const fmt = (n: number) => n.toLocaleString('en-US')
 
 /** `fleetgate serve` in its own process, as deployed: the load generator gets the other core. */
 async function startServer(dataDir: string, databaseUrl?: string): Promise<{ base: string; cpu(): number; stop(): Promise<void> }> {
-  const port = await freePort()
-  const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
   // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server process.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...nodeArgs, cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const { base, child, stop } = await startServe({
+    env: { DATA_DIR: dataDir, PLATFORM_CONSOLE_TOKEN: CONSOLE_TOKEN, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    nodeArgs,
   })
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
-    const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
-    if (ready) break
-    if (i > 200) throw new Error('server did not start')
-    await delay(50)
-  }
   return {
     base,
     /** CPU time the server process used so far, in µs. */
@@ -222,10 +207,7 @@ async function startServer(dataDir: string, databaseUrl?: string): Promise<{ bas
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
       return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
     },
-    async stop() {
-      child.kill('SIGTERM')
-      if (child.exitCode === null) await once(child, 'exit')
-    },
+    stop,
   }
 }
 

@@ -11,16 +11,13 @@
  * printed beside its target (≤ 1 s) and the baseline: the same two requests with no flood, in
  * the same run.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { hashPasswordSync } from '../src/auth/password-hash.js'
-import { freePort } from '../src/cluster/local-cluster.js'
 import { option } from './bench-options.js'
-import { BENCH_NODE_FLAGS } from './node-flags.js'
+import { startServe, type ServedServer } from './bench-serve.js'
 
 const TARGET_MS = 1000
 const RIGHT = 'operator-password'
@@ -61,27 +58,11 @@ export default async function loginFlood(args: string[]): Promise<void> {
   const concurrency = option(args, 'concurrency', 300, { integer: true })
   const samples = option(args, 'samples', 100, { integer: true })
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-login-flood-'))
-  const port = await freePort()
-  const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
   const users = { operator: { password_hash: hashPasswordSync(RIGHT), role: 'admin', display_name: 'Operator' } }
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '127.0.0.1',
-      CLOUD_AUTH_USERS: JSON.stringify(users),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const base = `http://127.0.0.1:${port}`
+  let server: ServedServer | undefined
   try {
-    for (let i = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) {
-      if (child.exitCode !== null || i > 200) throw new Error('server did not start')
-      await delay(50)
-    }
+    server = await startServe({ env: { DATA_DIR: dir, TRUST_PROXY: '127.0.0.1', CLOUD_AUTH_USERS: JSON.stringify(users) } })
+    const base = server.base
     const login = (username: string, password: string, address: string) =>
       fetch(`${base}/api/v1/auth/login`, {
         method: 'POST',
@@ -140,8 +121,7 @@ export default async function loginFlood(args: string[]): Promise<void> {
     line('GET /readyz', flooded.readyz, baseline.readyz)
     line('GET /api/v1/devices', flooded.devices, baseline.devices)
   } finally {
-    child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
+    await server?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Msg, NatsConnection, Subscription } from 'nats'
+import { PeriodicTask } from '../lib/periodic-task.js'
 import type { NatsConnectionWatch } from '../nats/connection-watch.js'
 
 /**
@@ -114,7 +115,7 @@ export class BusInterest {
   private acked: Promise<void> = Promise.resolve()
   private readonly subscriptions: Subscription[]
   private readonly ackSubject: string
-  private readonly timer: NodeJS.Timeout
+  private readonly announcements: PeriodicTask
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
   private closed = false
@@ -138,8 +139,8 @@ export class BusInterest {
       nc.subscribe(this.ackSubject, { callback: (err, msg) => this.receiveAck(err, msg) }),
     ]
     this.say({ who: true })
-    this.timer = setInterval(() => this.say(), this.periodMs)
-    this.timer.unref()
+    this.announcements = new PeriodicTask(async () => this.say(), (err) => this.log.warn({ err }, 'could not announce event interest'))
+    this.announcements.start(this.periodMs)
     connection.onChange((up) => {
       if (!up || this.closed) return
       // What was said meanwhile was missed: publish everything again for a grace, and ask.
@@ -232,7 +233,7 @@ export class BusInterest {
   close(): void {
     if (this.closed) return
     this.closed = true
-    clearInterval(this.timer)
+    void this.announcements.stop()
     this.finishRound()
     this.say({ gone: true })
     for (const subscription of this.subscriptions) subscription.unsubscribe()

@@ -1,7 +1,7 @@
-import { useId, useRef, useState } from 'react'
+import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
-import { withMachineFilter } from './machine-filters'
+import { useUrlFilterText } from './use-url-filter-text'
 
 /** The characters of a machine id (contract §2): a search for anything else cannot match. */
 const ID_CHARS = /^[A-Za-z0-9._:-]{0,64}$/
@@ -22,28 +22,8 @@ export function useMachineSearch(): string {
 export function MachineSearch() {
   const { t } = useTranslation()
   const id = useId()
-  const [params, setParams] = useSearchParams()
-  const q = params.get('q') ?? ''
-  const [text, setText] = useState(q)
-  // The search this box last put in the URL, and the URL's as last seen: a search changed from
-  // outside (Back, a link) replaces the text; one this box made leaves what is being typed alone.
-  const [applied, setApplied] = useState(q)
-  const [seen, setSeen] = useState(q)
-  if (q !== seen) {
-    setSeen(q)
-    if (q !== applied) {
-      setApplied(q)
-      setText(q)
-    }
-  }
-  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  const { text, type, apply } = useUrlFilterText('q', { accept: (value) => ID_CHARS.test(value), delayMs: SEARCH_DELAY_MS })
   const valid = ID_CHARS.test(text)
-  const apply = (value: string) => {
-    clearTimeout(timer.current)
-    if (!ID_CHARS.test(value) || value === q) return
-    setApplied(value)
-    setParams((current) => withMachineFilter(current, 'q', value), { replace: true })
-  }
   return (
     <form
       role="search"
@@ -63,12 +43,7 @@ export function MachineSearch() {
         autoComplete="off"
         aria-invalid={!valid}
         aria-describedby={valid ? undefined : `${id}-problem`}
-        onChange={(e) => {
-          const value = e.target.value
-          setText(value)
-          clearTimeout(timer.current)
-          timer.current = setTimeout(() => apply(value), SEARCH_DELAY_MS)
-        }}
+        onChange={(e) => type(e.target.value)}
       />
       {valid ? null : (
         <span id={`${id}-problem`} role="alert" className="field-problem">

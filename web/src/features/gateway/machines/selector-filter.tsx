@@ -1,9 +1,9 @@
-import { useId, useState } from 'react'
+import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useSearchParams } from 'react-router'
 import type { SelectorProblem } from '../labels/selector-problem'
 import { SelectorProblemText } from '../labels/selector-problem-text'
-import { selectorOf, withMachineFilter } from './machine-filters'
+import { selectorOf } from './machine-filters'
+import { useUrlFilterText } from './use-url-filter-text'
 import '../labels/labels.css'
 
 /**
@@ -15,16 +15,7 @@ export function SelectorFilter({ problem }: { problem: SelectorProblem | null })
   const { t } = useTranslation()
   const id = useId()
   const ids = { help: `${id}-help`, problem: `${id}-problem` }
-  const [params, setParams] = useSearchParams()
-  const selector = selectorOf(params)
-  const [text, setText] = useState(selector)
-  // A selector changed from outside (Back, a link) replaces the text.
-  const [seen, setSeen] = useState(selector)
-  if (selector !== seen) {
-    setSeen(selector)
-    setText(selector)
-  }
-  const apply = (value: string) => setParams((current) => withMachineFilter(current, 'selector', value.trim()))
+  const { value: selector, text, type, apply, clear } = useUrlFilterText('selector', { read: selectorOf, normalize: (value) => value.trim() })
   return (
     <form
       role="search"
@@ -41,7 +32,7 @@ export function SelectorFilter({ problem }: { problem: SelectorProblem | null })
           id={id}
           type="text"
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => type(e.target.value)}
           spellCheck={false}
           autoComplete="off"
           aria-invalid={problem ? true : undefined}
@@ -49,7 +40,7 @@ export function SelectorFilter({ problem }: { problem: SelectorProblem | null })
         />
         <button type="submit">{t('labels.apply')}</button>
         {selector ? (
-          <button type="button" className="secondary" onClick={() => apply('')}>
+          <button type="button" className="secondary" onClick={clear}>
             {t('labels.clearSelector')}
           </button>
         ) : null}

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { formatNumber, formatPercent } from '../../../components/ui/format'
+import type { Figures } from './production-types'
 
 /** The figures that can be null (§16: their divisor is 0 or unknown). */
 export type NullableFigure = 'oee' | 'availability' | 'performance' | 'quality' | 'cph'
@@ -28,4 +29,24 @@ export function CphValue({ value }: { value: number | null }) {
 
 export function CountValue({ value }: { value: number }) {
   return <>{formatNumber(value)}</>
+}
+
+/** A window's figures as the items of a `<dl className="figures">`, in the tables' order. */
+export function FigureItems({ figures }: { figures: Figures }) {
+  const { t } = useTranslation()
+  const items = [
+    ['oee', <RatioValue key="oee" value={figures.oee} figure="oee" />],
+    ['availability', <RatioValue key="a" value={figures.availability} figure="availability" />],
+    ['performance', <RatioValue key="p" value={figures.performance} figure="performance" />],
+    ['quality', <RatioValue key="q" value={figures.quality} figure="quality" />],
+    ['cph', <CphValue key="c" value={figures.cph} />],
+    ['placed', <CountValue key="pl" value={figures.placed} />],
+    ['missed', <CountValue key="m" value={figures.missed} />],
+  ] as const
+  return items.map(([name, value]) => (
+    <div key={name}>
+      <dt>{t(`production.${name}`)}</dt>
+      <dd>{value}</dd>
+    </div>
+  ))
 }

@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { QueryState } from '../../../components/ui/query-state'
 import { Region } from '../../../components/ui/region'
-import { CountValue, CphValue, RatioValue } from './figure-cells'
+import { CountValue, FigureItems } from './figure-cells'
 import { FeedersTable } from './feeders-table'
 import { machineProductionQuery, productionSeriesQuery } from './get-production'
 import { JobsTable } from './jobs-table'
@@ -51,23 +51,9 @@ export function MachineProductionRegion({ id, alive }: { id: string; alive: bool
 
 function MachineFigures({ figures }: { figures: MachineProduction }) {
   const { t } = useTranslation()
-  const items = [
-    ['oee', <RatioValue key="oee" value={figures.oee} figure="oee" />],
-    ['availability', <RatioValue key="a" value={figures.availability} figure="availability" />],
-    ['performance', <RatioValue key="p" value={figures.performance} figure="performance" />],
-    ['quality', <RatioValue key="q" value={figures.quality} figure="quality" />],
-    ['cph', <CphValue key="c" value={figures.cph} />],
-    ['placed', <CountValue key="pl" value={figures.placed} />],
-    ['missed', <CountValue key="m" value={figures.missed} />],
-  ] as const
   return (
     <dl className="figures" aria-label={t('production.figures')}>
-      {items.map(([name, value]) => (
-        <div key={name}>
-          <dt>{t(`production.${name}`)}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
+      <FigureItems figures={figures} />
       <div>
         <dt>{t('production.ratedCph')}</dt>
         <dd>{figures.rated_cph === null ? t('production.notReported') : <CountValue value={figures.rated_cph} />}</dd>

@@ -2,7 +2,7 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatNumber, formatShortTime } from '../../../components/ui/format'
 import type { SeriesBucket } from './production-types'
-import { tickIndexes, tickText } from './state-timeline-chart'
+import { TimeTicks } from './time-ticks'
 
 const WIDTH = 720
 const HEIGHT = 140
@@ -37,11 +37,7 @@ export function PlacementsChart({ buckets }: { buckets: readonly SeriesBucket[] 
             </g>
           )
         })}
-        {tickIndexes(buckets.length).map((i) => (
-          <text key={i} x={i * width} y={HEIGHT - 4} className="tick">
-            {tickText(buckets[i]!.start, buckets.length)}
-          </text>
-        ))}
+        <TimeTicks buckets={buckets} columnWidth={width} y={HEIGHT - 4} />
       </svg>
       <figcaption id={descriptionId}>
         <ul className="legend">

@@ -7,7 +7,7 @@ import { formatPercent } from '../../../components/ui/format'
 import { QueryState } from '../../../components/ui/query-state'
 import { labelKeyListQuery } from '../labels/get-label-keys'
 import { BarChart } from './bar-chart'
-import { CountValue, CphValue, RatioValue } from './figure-cells'
+import { CountValue, CphValue, FigureItems, RatioValue } from './figure-cells'
 import { fleetProductionQuery, type GroupBy } from './get-production'
 import type { ProductionGroup } from './production-types'
 import { RangeSelect } from './range-select'
@@ -121,48 +121,7 @@ function FleetTotal({ total }: { total: FleetTotalFigures }) {
           <CountValue value={total.devices} />
         </dd>
       </div>
-      <div>
-        <dt>{t('production.oee')}</dt>
-        <dd>
-          <RatioValue value={total.oee} figure="oee" />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.availability')}</dt>
-        <dd>
-          <RatioValue value={total.availability} figure="availability" />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.performance')}</dt>
-        <dd>
-          <RatioValue value={total.performance} figure="performance" />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.quality')}</dt>
-        <dd>
-          <RatioValue value={total.quality} figure="quality" />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.cph')}</dt>
-        <dd>
-          <CphValue value={total.cph} />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.placed')}</dt>
-        <dd>
-          <CountValue value={total.placed} />
-        </dd>
-      </div>
-      <div>
-        <dt>{t('production.missed')}</dt>
-        <dd>
-          <CountValue value={total.missed} />
-        </dd>
-      </div>
+      <FigureItems figures={total} />
     </dl>
   )
 }

@@ -1,23 +1,12 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import { formatDay, formatDuration, formatHour, formatShortTime } from '../../../components/ui/format'
+import { formatDuration, formatShortTime } from '../../../components/ui/format'
 import { MACHINE_STATES, type SeriesBucket } from './production-types'
+import { TimeTicks } from './time-ticks'
 
 const WIDTH = 720
 const HEIGHT = 120
 const AXIS = 18
-
-/** Where to put about `count` time ticks over the buckets: every n-th bucket start. */
-export function tickIndexes(length: number, count = 6): number[] {
-  if (length === 0) return []
-  const step = Math.max(1, Math.ceil(length / count))
-  const out: number[] = []
-  for (let i = 0; i < length; i += step) out.push(i)
-  return out
-}
-
-/** A tick's text: the time of day over up to two days of hours, else the day. */
-export const tickText = (start: number, hours: number) => (hours > 48 ? formatDay(start * 1000) : formatHour(start * 1000))
 
 /**
  * Chart "State timeline": one column per hour, stacked by the seconds spent in each state, and
@@ -49,11 +38,7 @@ export function StateTimelineChart({ buckets }: { buckets: readonly SeriesBucket
             </g>
           )
         })}
-        {tickIndexes(buckets.length).map((i) => (
-          <text key={i} x={i * width} y={HEIGHT - 4} className="tick">
-            {tickText(buckets[i]!.start, buckets.length)}
-          </text>
-        ))}
+        <TimeTicks buckets={buckets} columnWidth={width} y={HEIGHT - 4} />
       </svg>
       <figcaption id={descriptionId}>
         <ul className="legend">
