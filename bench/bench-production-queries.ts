@@ -60,11 +60,12 @@ async function seed(storage: Storage, machines: number, firstHour: number, lastH
   // Each hour's figures vary with the hour (k = h / 3600) by k % 7 and k % 5; their running
   // totals are closed forms of k (sums of a periodic sequence), so the database needs no sort.
   const k0 = firstHour / 3600
-  const count = `(h / 3600 - ${k0} + 1)`
+  const k = 'cast(h / 3600 as integer)'
+  const count = `(${k} - ${k0} + 1)`
   /** Σ (k % m) for k from k0 to h / 3600. */
   const periodic = (m: number) => {
     const upTo = (k: string) => `(${(m * (m - 1)) / 2} * ((${k} + 1) / ${m}) + ((${k} + 1) % ${m}) * ((${k} + 1) % ${m} - 1) / 2)`
-    return `(${upTo('h / 3600')} - ${upTo(String(k0 - 1))})`
+    return `(${upTo(k)} - ${upTo(String(k0 - 1))})`
   }
   const hourly: [string, string, string][] = [
     ['s_productive', '2400 + (h / 3600 % 7) * 100', `2400 * ${count} + 100 * ${periodic(7)}`],
@@ -81,6 +82,14 @@ async function seed(storage: Storage, machines: number, firstHour: number, lastH
     ${withHours}
     select d.device_id, h, ${sql.raw(hourly.map(([, v]) => v).join(', '))}, 1, '{"pickup_error":2}', ${FEEDERS}, '[]', ${sql.raw(hourly.map(([, , run]) => run).join(', '))}
     from devices d cross join ${hours}`.execute(storage.db)
+  // The closed forms must equal the sums the ingest side keeps.
+  const check = await sql<Record<string, unknown>>`
+    select ${sql.raw(hourly.map(([c]) => `sum(${c}) as ${c}, max(run_${c}) as run_${c}`).join(', '))}
+    from production_hourly where device_id = 'pm-000000'`.execute(storage.db)
+  for (const [c] of hourly) {
+    const row = check.rows[0]!
+    if (Number(row[c]) !== Number(row[`run_${c}`])) throw new Error(`loaded running total run_${c} ${row[`run_${c}`]} ≠ Σ ${c} ${row[c]}`)
+  }
   await sql`
     insert into production_daily (device_id, day_start, s_productive, s_standby, s_engineering, s_scheduled_down, s_unscheduled_down, s_non_scheduled, placed, missed, jobs_completed, faults, feeders, nozzles)
     ${withDays}
