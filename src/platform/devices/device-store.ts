@@ -4,6 +4,7 @@ import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
 import { adjustTallies, left } from '../commands/command-tallies.js'
+import { clearLogs } from '../logs/log-store.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
 import type { DeviceRow } from './device-record.js'
 
@@ -104,7 +105,7 @@ export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boo
   await adjustTallies(tx, commands.map(left))
   await tx.deleteFrom('platform_configs').where('device_id', '=', deviceId).execute()
   // The device's own logs; operation logs about it stay as the audit trail.
-  await tx.deleteFrom('platform_logs').where('source', '=', 'device').where('device_id', '=', deviceId).execute()
+  await clearLogs(tx, { device_id: deviceId, source: 'device' })
   await tx.deleteFrom('platform_bind_codes').where('device_id', '=', deviceId).execute()
   await tx.deleteFrom('platform_bindings').where('device_id', '=', deviceId).execute()
   const result = await tx.deleteFrom('platform_devices').where('device_id', '=', deviceId).executeTakeFirst()

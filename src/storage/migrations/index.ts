@@ -18,6 +18,7 @@ import { revokedSessions } from './0015-revoked-sessions.js'
 import { production } from './0016-production.js'
 import { rolloutKpiGate } from './0017-rollout-kpi-gate.js'
 import { productionRunningTotals } from './0018-production-running-totals.js'
+import { windowTallies } from './0019-window-tallies.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -39,6 +40,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0016-production': production,
   '0017-rollout-kpi-gate': rolloutKpiGate,
   '0018-production-running-totals': productionRunningTotals,
+  '0019-window-tallies': windowTallies,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
