@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely'
-import { tally, type TallyKind } from './window-tallies.js'
+import { bucketOf, tally, type TallyKind } from './window-tallies.js'
 import type { Db, RowId } from './storage.js'
 /** What one batch of a pruning pass deleted: how many rows, and the newest time among them (where the next batch starts). */
 export interface PruneStep {
@@ -25,7 +25,7 @@ export interface TalliedRows {
  * never walking again over what was deleted (on PostgreSQL, dead index entries until vacuum).
  * `rowId` names the rows: the table's key, or for a table without one the engine's row id
  * (`Storage.rowId`; PostgreSQL finds a `ctid` list by TID scans). The deleted rows that
- * `tallied` names are taken off their tallies in the same transaction.
+ * `tallied` names, in the cutoff's minute, are taken off its tally in the same transaction.
  */
 export async function pruneOldest(
   db: Db,
@@ -55,10 +55,13 @@ export async function pruneOldest(
       )
       .returning(['ts', counted.as('counted')])
       .execute()
+    // Only the minute the cutoff lies in keeps its tally: those of the minutes before it are
+    // dropped whole once the pass reaches the cutoff (`dropTalliesBefore`), not row by row here.
+    const cutoffMinute = bucketOf(cutoff)
     await tally(
       tx,
       tallied.kind,
-      rows.filter((r) => Number(r.counted) === 1).map((r) => r.ts),
+      rows.filter((r) => Number(r.counted) === 1 && Number(r.ts) >= cutoffMinute).map((r) => Number(r.ts)),
       -1,
     )
     return pruneStep(rows)

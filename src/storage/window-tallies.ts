@@ -63,9 +63,9 @@ export async function countSince(db: Db, kind: TallyKind, since: number, countRa
 }
 
 /**
- * Drops the tallies of minutes that ended before `cutoff`: retention deleted their rows (each
- * deletion subtracted), what is left there is zeros and rows written since past retention,
- * which the next pass prunes. Call after a pass that reached the cutoff.
+ * Drops the tallies of the minutes that ended by `cutoff`: a retention pass that reached the
+ * cutoff deleted their rows (not subtracting them one by one). Until then, they still count the
+ * rows of an unfinished pass: in the summary's window only with a retention under a day.
  */
 export async function dropTalliesBefore(db: Db, kind: TallyKind, cutoff: number): Promise<void> {
   await db.deleteFrom('platform_window_tallies').where('kind', '=', kind).where('bucket', '<=', cutoff - TALLY_BUCKET_MS).execute()
