@@ -28,6 +28,7 @@ import { loadConfig } from '../src/config/config.js'
 import { openConfiguredStorage } from '../src/server.js'
 import type { Storage } from '../src/storage/storage.js'
 import { recountTallies } from '../src/storage/window-tallies.js'
+import { TALLIED_STATUSES } from '../src/platform/commands/command-tallies.js'
 import { DAY_MS, KEYS, SPAN_DAYS, deviceId, loadData, loadLastDay, type DataShape, type LoadedData } from './bench-data-load.js'
 import { startDataServer, type DataServer } from './bench-data-server.js'
 import { closedLoop, percentile, steadyLoop, type Latencies, type Request } from './bench-latency.js'
@@ -154,8 +155,19 @@ async function runDialect(dialect: 'sqlite' | 'pg', o: Options, cleanups: Set<()
       if (storage.dialect === 'postgres') await sql`vacuum analyze`.execute(storage.db)
       // …but not the last day's points, as fresh as ingest leaves them.
       await loadLastDay(storage.db, o.dayPoints, Date.now(), progress)
-      // Loaded past the stores: the summary's tallies are counted from the rows, as the migration fills them.
+      // Loaded past the stores: the summary's tallies are counted from the rows, as the migrations fill them.
       await recountTallies(storage.db)
+      await storage.db
+        .insertInto('platform_command_tallies')
+        .columns(['status', 'shard', 'n'])
+        .expression((eb) =>
+          eb
+            .selectFrom('platform_commands')
+            .select(['status', sql<number>`0`.as('shard'), eb.fn.countAll().as('n')])
+            .where('status', 'in', TALLIED_STATUSES)
+            .groupBy('status'),
+        )
+        .execute()
     } finally {
       await storage.close()
     }
