@@ -28,6 +28,7 @@ import { loadConfig } from '../src/config/config.js'
 import { openConfiguredStorage } from '../src/server.js'
 import type { Storage } from '../src/storage/storage.js'
 import { recountTallies } from '../src/storage/window-tallies.js'
+import { recountDevices } from '../src/platform/devices/device-tallies.js'
 import { TALLIED_STATUSES } from '../src/platform/commands/command-tallies.js'
 import { DAY_MS, KEYS, SPAN_DAYS, deviceId, loadData, loadLastDay, type DataShape, type LoadedData } from './bench-data-load.js'
 import { startDataServer, type DataServer } from './bench-data-server.js'
@@ -157,6 +158,7 @@ async function runDialect(dialect: 'sqlite' | 'pg', o: Options, cleanups: Set<()
       await loadLastDay(storage.db, o.dayPoints, Date.now(), progress)
       // Loaded past the stores: the summary's tallies are counted from the rows, as the migrations fill them.
       await recountTallies(storage.db)
+      await recountDevices(storage.db)
       await storage.db
         .insertInto('platform_command_tallies')
         .columns(['status', 'shard', 'n'])

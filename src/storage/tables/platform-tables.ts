@@ -76,6 +76,11 @@ export interface PlatformTables {
     shard: number
     n: number
   }
+  /** Platform devices, as rows per shard to sum (the summary's total, not a count of the table). */
+  platform_device_tallies: {
+    shard: number
+    n: number
+  }
   platform_configs: {
     device_id: string
     /** JSON text of an object. */
