@@ -7,6 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { createInterface } from 'node:readline'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../src/app.js'
@@ -27,7 +28,7 @@ export interface DataServer {
 }
 
 const HERE = fileURLToPath(import.meta.url)
-/** After a long run the server has been seen not to exit on SIGTERM (cause not found yet): the benchmark still ends. */
+/** A server that does not exit this long after SIGTERM is killed (and said so): the benchmark still ends. */
 const STOP_GRACE_MS = 20_000
 
 export async function startDataServer(env: Record<string, string>): Promise<DataServer> {
@@ -35,6 +36,11 @@ export async function startDataServer(env: Record<string, string>): Promise<Data
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     execArgv: [...BENCH_NODE_FLAGS],
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+  })
+  // Read to the end: a pipe nobody reads fills up (a long run's sampled access lines), and the
+  // server's exit then waited on its log. Errors are shown.
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (/^\{"level":[56]0,/.test(line)) console.error(`  server: ${line}`)
   })
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`the server exited with ${code}`)
@@ -51,13 +57,15 @@ export async function startDataServer(env: Record<string, string>): Promise<Data
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       const exit = once(child, 'exit')
+      const sent = performance.now()
       child.kill('SIGTERM')
       const timer = setTimeout(() => {
         console.log(`  !! the server did not stop within ${STOP_GRACE_MS / 1000} s of SIGTERM: killed`)
         child.kill('SIGKILL')
       }, STOP_GRACE_MS)
-      await exit
+      const [code, signal] = await exit
       clearTimeout(timer)
+      console.log(`  server stopped ${((performance.now() - sent) / 1000).toFixed(1)} s after SIGTERM (${signal ?? `exit ${code}`})`)
     },
   }
 }

@@ -30,8 +30,13 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     // …and a few recent ones through the API.
     await t.device('POST', '/v1/device/rt-1/telemetry/batch', [{ ts: now - 6 * DAY, values: { temp: -1 } }, { ts: now - 1000, values: { temp: -2 } }])
 
+    const tallyMinutesBefore = (cutoff: number) =>
+      t.storage.db.selectFrom('platform_window_tallies').select('bucket').where('kind', '=', 'telemetry').where('bucket', '<=', cutoff - 60_000).execute()
+    expect((await tallyMinutesBefore(now - 7 * DAY)).length).toBeGreaterThan(0)
     const result = await job.runOnce(now)
     expect(result.telemetry).toBe(2500)
+    // The summary's tallies of the pruned minutes go with them.
+    expect(await tallyMinutesBefore(now - 7 * DAY)).toEqual([])
     const series = (await t.admin('GET', '/api/admin/device/rt-1/telemetry?keys=temp&limit=1000')).json().series.temp
     expect(series).toEqual([[now - 6 * DAY, -1], [now - 1000, -2]])
     expect((await t.admin('GET', '/api/admin/device/rt-1/detail')).json().latest_telemetry.temp).toEqual({ ts: now - 1000, value: -2 })

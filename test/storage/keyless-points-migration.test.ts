@@ -32,9 +32,9 @@ describe.each(DIALECTS)('migration 0011 (keyless points) on %s', (dialect) => {
       .insertInto('platform_telemetry')
       .values([50, 10, 40, 20, 30, 60].map((ts) => ({ series_id: 1, ts, value: String(ts) })))
       .execute()
-    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, undefined, storage.rowId)).toEqual({ deleted: 2, newest: 20 })
-    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, 20, storage.rowId)).toEqual({ deleted: 2, newest: 40 })
-    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, 40, storage.rowId)).toEqual({ deleted: 0 })
+    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, undefined, storage.rowId, { kind: 'telemetry' })).toEqual({ deleted: 2, newest: 20 })
+    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, 20, storage.rowId, { kind: 'telemetry' })).toEqual({ deleted: 2, newest: 40 })
+    expect(await pruneOldest(storage.db, 'platform_telemetry', 45, 2, 40, storage.rowId, { kind: 'telemetry' })).toEqual({ deleted: 0 })
     expect(await tsLeft(storage)).toEqual([50, 60])
   })
 

@@ -2,10 +2,13 @@ import type { Static } from '@sinclair/typebox'
 import { CompiledQuery } from 'kysely'
 import { pageWithCursor } from '../../storage/paging.js'
 import type { Db, Tx } from '../../storage/storage.js'
+import { inTransaction } from '../../storage/transaction.js'
 import type { HeartbeatBody } from '../device-api/device-api-schemas.js'
 import { adjustTallies, left } from '../commands/command-tallies.js'
+import { clearLogs } from '../logs/log-store.js'
 import { deleteDeviceTelemetry } from '../telemetry/telemetry-store.js'
 import type { DeviceRow } from './device-record.js'
+import { tallyDevices, totalDevices } from './device-tallies.js'
 
 export interface NewDevice {
   device_id: string
@@ -34,25 +37,29 @@ export async function findDevice(db: Db | Tx, deviceId: string): Promise<DeviceR
   return rows[0]
 }
 
-/** Creates the device; false when the id exists already (whoever raced us won). */
+/** Creates the device and counts it, in one transaction; false when the id exists already (whoever raced us won). */
 export async function insertDevice(db: Db | Tx, device: NewDevice, now: number, lastOnlineAt: number | null = null): Promise<boolean> {
-  const result = await db
-    .insertInto('platform_devices')
-    .values({
-      device_id: device.device_id,
-      model: device.model,
-      firmware_version: device.firmware_version ?? null,
-      ip: device.ip ?? null,
-      token_hash: device.token_hash,
-      expression: null,
-      uptime_s: null,
-      rssi: null,
-      created_at: now,
-      last_online_at: lastOnlineAt,
-    })
-    .onConflict((oc) => oc.column('device_id').doNothing())
-    .executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+  return inTransaction(db, async (tx) => {
+    const result = await tx
+      .insertInto('platform_devices')
+      .values({
+        device_id: device.device_id,
+        model: device.model,
+        firmware_version: device.firmware_version ?? null,
+        ip: device.ip ?? null,
+        token_hash: device.token_hash,
+        expression: null,
+        uptime_s: null,
+        rssi: null,
+        created_at: now,
+        last_online_at: lastOnlineAt,
+      })
+      .onConflict((oc) => oc.column('device_id').doNothing())
+      .executeTakeFirst()
+    const created = Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+    if (created) await tallyDevices(tx, 1)
+    return created
+  })
 }
 
 /** Marks the device online now and stores what the heartbeat reported (absent fields keep their value). */
@@ -88,13 +95,17 @@ export async function listDevices(db: Db, limit: number, after?: string): Promis
   return next === undefined ? { rows: page } : { rows: page, next_after: next }
 }
 
-/** Every device, and those heard from since `onlineSince` (a range of the last-online index). */
+/**
+ * Every device (the tallies), and those heard from since `onlineSince`: a range of the narrow
+ * last-online index, as long as the online devices (the window is a minute or so, shorter than
+ * any tally bucket worth keeping, and a heartbeat writes no tally).
+ */
 export async function countDevices(db: Db, onlineSince: number): Promise<{ total: number; online: number }> {
   const [total, online] = await Promise.all([
-    db.selectFrom('platform_devices').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    totalDevices(db),
     db.selectFrom('platform_devices').select((eb) => eb.fn.countAll<number>().as('n')).where('last_online_at', '>=', onlineSince).executeTakeFirstOrThrow(),
   ])
-  return { total: Number(total.n), online: Number(online.n) }
+  return { total, online: Number(online.n) }
 }
 
 /** Removes the device and everything that belongs to it; call inside one transaction. */
@@ -104,9 +115,11 @@ export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boo
   await adjustTallies(tx, commands.map(left))
   await tx.deleteFrom('platform_configs').where('device_id', '=', deviceId).execute()
   // The device's own logs; operation logs about it stay as the audit trail.
-  await tx.deleteFrom('platform_logs').where('source', '=', 'device').where('device_id', '=', deviceId).execute()
+  await clearLogs(tx, { device_id: deviceId, source: 'device' })
   await tx.deleteFrom('platform_bind_codes').where('device_id', '=', deviceId).execute()
   await tx.deleteFrom('platform_bindings').where('device_id', '=', deviceId).execute()
   const result = await tx.deleteFrom('platform_devices').where('device_id', '=', deviceId).executeTakeFirst()
-  return Number(result.numDeletedRows) > 0
+  const deleted = Number(result.numDeletedRows) > 0
+  if (deleted) await tallyDevices(tx, -1)
+  return deleted
 }

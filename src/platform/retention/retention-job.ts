@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { PeriodicTask } from '../../lib/periodic-task.js'
 import type { PruneStep } from '../../storage/prune-step.js'
 import type { Db } from '../../storage/storage.js'
+import { dropTalliesBefore } from '../../storage/window-tallies.js'
 import type { DatabaseClock } from '../../storage/database-clock.js'
 import { pruneLoginCounters } from '../../auth/login-throttle.js'
 import { pruneRevokedSessions } from '../../auth/session-revocations.js'
@@ -54,7 +55,7 @@ export interface RetentionResult {
 
 /**
  * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
- * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), applies the command time rules, drops expired
+ * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), drops the summary's tallies of the pruned minutes, applies the command time rules, drops expired
  * binding codes, login counters and rate-limit hits whose window ended, and revoked sessions no token of which can still be valid. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
  * of telemetry, logs and binding codes; the command time rules are on the database's clock.
  */
@@ -77,13 +78,18 @@ export class RetentionJob {
   /** One pass; `signal` stops it between two batches (what is deleted stays deleted). */
   async runOnce(now = Date.now(), signal?: AbortSignal): Promise<RetentionResult> {
     const { db, telemetry, commands, telemetryRetentionDays, logRetentionDays } = this.parts
+    const telemetryCutoff = now - telemetryRetentionDays * DAY_MS
+    const logCutoff = now - logRetentionDays * DAY_MS
     const result = {
-      telemetry: await pruneInBatches((n, from) => telemetry.pruneBatch(now - telemetryRetentionDays * DAY_MS, n, from), signal),
-      logs: await pruneInBatches((n, from) => pruneLogBatch(db, now - logRetentionDays * DAY_MS, n, from), signal),
+      telemetry: await pruneInBatches((n, from) => telemetry.pruneBatch(telemetryCutoff, n, from), signal),
+      logs: await pruneInBatches((n, from) => pruneLogBatch(db, logCutoff, n, from), signal),
       limits: 0,
       production: 0,
     }
     if (signal?.aborted) return result
+    // Both passes reached their cutoff: the tallies of the minutes before it count nothing left.
+    await dropTalliesBefore(db, 'telemetry', telemetryCutoff)
+    await dropTalliesBefore(db, 'device_errors', logCutoff)
     if (this.parts.production) result.production = await this.parts.production(now, PRUNE_BATCH, (started) => rest(started, signal))
     if (signal?.aborted) return result
     await commands.sweep()

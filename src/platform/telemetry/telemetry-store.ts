@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js'
 import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
+import { countSince, tally } from '../../storage/window-tallies.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
 import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
@@ -23,7 +24,8 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
  * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, in one
  * transaction: a read of its series ids (an insert of the new ones), one multi-row INSERT of
- * the points, one UPDATE moving the series' newest points.
+ * the points, one UPDATE moving the series' newest points, one upsert adding them to the
+ * summary's tallies per minute.
  */
 export class TelemetryStore {
   private readonly commits: GroupCommit<EncodedBatch>
@@ -65,9 +67,10 @@ export class TelemetryStore {
 
   /**
    * Series ids first (no lock on a series that exists), then the points, then each series'
-   * newest point moved forward, last: the series rows a batch locks are held only from that
-   * statement to the commit, so batches of one device, which touch the same series, overlap
-   * everything else.
+   * newest point moved forward, then the tallies: the series rows a batch locks are held only
+   * from that statement to the commit, so batches of one device, which touch the same series,
+   * overlap everything else; a tally row (shared by every writer of that minute) only from the
+   * last statement.
    */
   private async write(tx: Tx, batches: EncodedBatch[]): Promise<void> {
     const newest = newestPerSeries(batches)
@@ -79,6 +82,7 @@ export class TelemetryStore {
     for (const statement of this.insertPoints.statements(rows)) await tx.executeQuery(statement)
     const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
     await moveNewest(tx, moved)
+    await tally(tx, 'telemetry', pointTimes(batches))
   }
 
   /**
@@ -144,29 +148,38 @@ export class TelemetryStore {
     return rows.map((r) => r.key)
   }
 
-  /** Points with a time at or after `since`. */
-  async countSince(since: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('platform_telemetry')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('ts', '>=', since)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+  /** Points with a time at or after `since`: their tallies per minute, and the points of the minute `since` lies in. */
+  countSince(since: number): Promise<number> {
+    return countSince(this.db, 'telemetry', since, async (from, to) => {
+      const row = await this.db
+        .selectFrom('platform_telemetry')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('ts', '>=', from)
+        .where('ts', '<', to)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    })
   }
 
   /** Deletes up to `batch` of the oldest points older than `cutoff`, from `from` on (see `pruneOldest`). */
   pruneBatch(cutoff: number, batch: number, from?: number): Promise<PruneStep> {
-    return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from, this.rowId)
+    return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from, this.rowId, { kind: 'telemetry' })
   }
 }
 
 /** Removes every series and point of the device; call inside the device's delete transaction. */
 export async function deleteDeviceTelemetry(tx: Tx, deviceId: string): Promise<void> {
-  await tx
+  const points = await tx
     .deleteFrom('platform_telemetry')
     .where('series_id', 'in', (eb) => eb.selectFrom('platform_telemetry_series').select('series_id').where('device_id', '=', deviceId))
+    .returning('ts')
     .execute()
   await tx.deleteFrom('platform_telemetry_series').where('device_id', '=', deviceId).execute()
+  await tally(tx, 'telemetry', points.map((p) => p.ts), -1)
+}
+
+function* pointTimes(batches: EncodedBatch[]): Iterable<number> {
+  for (const { points } of batches) for (const point of points) yield point[1]
 }
 
 type SeriesNewest = { deviceId: string; key: string } & NewestPoint

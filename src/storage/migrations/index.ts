@@ -19,6 +19,8 @@ import { production } from './0016-production.js'
 import { rolloutKpiGate } from './0017-rollout-kpi-gate.js'
 import { productionRunningTotals } from './0018-production-running-totals.js'
 import { productionEventsOneTimeIndex } from './0019-production-events-one-time-index.js'
+import { windowTallies } from './0020-window-tallies.js'
+import { deviceTallies } from './0021-device-tallies.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -41,6 +43,8 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0017-rollout-kpi-gate': rolloutKpiGate,
   '0018-production-running-totals': productionRunningTotals,
   '0019-production-events-one-time-index': productionEventsOneTimeIndex,
+  '0020-window-tallies': windowTallies,
+  '0021-device-tallies': deviceTallies,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

@@ -65,6 +65,22 @@ export interface PlatformTables {
     shard: number
     n: number
   }
+  /**
+   * Rows the summary counts over its last 24 h (kind `telemetry`: points; `device_errors`: device
+   * log entries of level error), per minute (`bucket`, its first millisecond) and `shard` (any
+   * of a few rows per minute, so concurrent writers seldom wait on one): see `window-tallies.ts`.
+   */
+  platform_window_tallies: {
+    kind: string
+    bucket: number
+    shard: number
+    n: number
+  }
+  /** Platform devices, as rows per shard to sum (the summary's total, not a count of the table). */
+  platform_device_tallies: {
+    shard: number
+    n: number
+  }
   platform_configs: {
     device_id: string
     /** JSON text of an object. */
