@@ -10,17 +10,18 @@
  * - the fleet query over the whole `--days`, grouped by a label: p99 ≤ 200 ms (PostgreSQL);
  * - one machine's figures over the last 24 h: p99 ≤ 20 ms;
  * - one machine's 30-day hourly series: p99 ≤ 50 ms.
- * On PostgreSQL it prints the plan of the fleet query's read of running totals (EXPLAIN ANALYZE). It
+ * On PostgreSQL it prints the plan of the fleet query's statement (EXPLAIN ANALYZE). It
  * drops what it creates (the file, the scratch database).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { buildApp } from '../src/app.js'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { loadConfig } from '../src/config/config.js'
+import { ProductionRepository } from '../src/gateway/production/production-repository.js'
 import { openStorage, type Storage } from '../src/storage/storage.js'
 import { option } from './bench-options.js'
 
@@ -120,15 +121,11 @@ function request(app: FastifyInstance, authorization: string) {
 const line = (what: string, value: { p50: number; p99: number }, target: string, baseline: string, ratio: number) =>
   `  ${what.padEnd(46)} p99 ${value.p99.toFixed(1).padStart(7)} ms (p50 ${value.p50.toFixed(1)})  target ${target}; baseline ${baseline}, ×${ratio.toFixed(2)}`
 
-/** The plan of the fleet query's read of the running totals at one end of the window, as the repository words it (PostgreSQL). */
-async function explainFleet(storage: Storage, to: number): Promise<void> {
-  const lastHour = Math.floor(to / HOUR) * HOUR
-  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers off, costs off)
-    select devices.device_id, h.run_s_productive, h.run_placed, h.run_missed from devices
-    inner join lateral (select run_s_productive, run_placed, run_missed from production_hourly
-      where production_hourly.device_id = devices.device_id and production_hourly.hour_start < ${lastHour}
-      order by production_hourly.hour_start desc limit 1) as h on true`.execute(storage.db)
-  console.log('  plan, the running totals at the window\'s end:')
+/** The plan of the fleet query's statement: every machine with its label and its sums over the window's whole hours (PostgreSQL). */
+async function explainFleet(storage: Storage, from: number, to: number): Promise<void> {
+  const { sql: text, parameters } = new ProductionRepository(storage).fleetMachinesQuery({ where: (eb) => eb.and([]) }, 'line', { start: Math.ceil(from / HOUR) * HOUR, end: Math.floor(to / HOUR) * HOUR }).compile()
+  const { rows } = await storage.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers off, costs off) ${text}`, [...parameters]))
+  console.log("  plan, the fleet query's machines with their sums:")
   for (const row of rows) console.log(`    ${row['QUERY PLAN']}`)
 }
 
@@ -161,7 +158,7 @@ async function measure(databaseUrl: string, machines: number, days: number): Pro
     const fleetHour = await percentiles(() => call(fleetUrl(now - HOUR)), 20)
     const fleet = await percentiles(() => call(fleetUrl(from)), storage.dialect === 'postgres' ? ROUNDS : 20)
     console.log(line(`fleet, ${days} days, group_by=label:line`, fleet, '≤ 200 ms (PostgreSQL)', `the last hour p99 ${fleetHour.p99.toFixed(1)} ms`, fleet.p99 / fleetHour.p99))
-    if (storage.dialect === 'postgres') await explainFleet(storage, now)
+    if (storage.dialect === 'postgres') await explainFleet(storage, from, now)
 
     const one = 'pm-000042'
     const machineHour = await percentiles(() => call(`/api/v1/devices/${one}/production?from=${now - HOUR}&to=${now}`))

@@ -121,6 +121,19 @@ export class ProductionRepository {
    * (in-process, cheap), by rowid as it has no LATERAL.
    */
   async fleetMachines(scope: MachineScope, labelKey: string | undefined, range: Range | undefined): Promise<FleetMachine[]> {
+    const rows = await this.fleetMachinesQuery(scope, labelKey, range).execute()
+    return rows.map((r) => ({
+      device_id: String(r.device_id),
+      rated_cph: r.rated_cph === null || r.rated_cph === undefined ? null : Number(r.rated_cph),
+      label: (r.label as string | null | undefined) ?? null,
+      seconds: sixOf(r, 's_'),
+      placed: num(r.placed),
+      missed: num(r.missed),
+    }))
+  }
+
+  /** The statement `fleetMachines` runs (the bench prints its plan). */
+  fleetMachinesQuery(scope: MachineScope, labelKey: string | undefined, range: Range | undefined) {
     const postgres = this.storage.dialect === 'postgres'
     let query = this.db
       .selectFrom('devices')
@@ -166,15 +179,7 @@ export class ProductionRepository {
       query = query.select(RUN_COLUMNS.map((c) => sql`${at('to', c)} - ${at('from', c)}`.as(c.slice('run_'.length))) as never)
     }
     query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
-    const rows = await query.orderBy('devices.device_id').execute()
-    return rows.map((r) => ({
-      device_id: String(r.device_id),
-      rated_cph: r.rated_cph === null || r.rated_cph === undefined ? null : Number(r.rated_cph),
-      label: (r.label as string | null | undefined) ?? null,
-      seconds: sixOf(r, 's_'),
-      placed: num(r.placed),
-      missed: num(r.missed),
-    }))
+    return query.orderBy('devices.device_id')
   }
 
   /**
