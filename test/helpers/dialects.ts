@@ -65,3 +65,20 @@ export async function openTestStorage(dialect: Dialect): Promise<Storage & { cle
     },
   })
 }
+
+/** Two handles on one fresh database, as two instances have (on SQLite one: a file has one writer process). */
+export async function openTwoInstances(dialect: Dialect): Promise<{ a: Storage; b: Storage; cleanup(): Promise<void> }> {
+  const database = testDatabase(dialect)
+  const a = await openStorage(database.target)
+  await a.migrate()
+  const b = dialect === 'postgres' ? await openStorage(database.target) : a
+  return {
+    a,
+    b,
+    async cleanup() {
+      if (b !== a) await b.close()
+      await a.close()
+      await database.cleanup()
+    },
+  }
+}

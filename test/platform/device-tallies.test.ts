@@ -3,7 +3,7 @@ import { countDevices, deleteDeviceAndData, insertDevice, recordHeartbeat } from
 import { deviceTallies } from '../../src/storage/migrations/0021-device-tallies.js'
 import type { MigrationContext } from '../../src/storage/migrations/migration-context.js'
 import { openStorage, type Storage } from '../../src/storage/storage.js'
-import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { DIALECTS, openTwoInstances, testDatabase } from '../helpers/dialects.js'
 
 const T0 = 1_700_000_000_000
 const device = (device_id: string) => ({ device_id, model: 'm', token_hash: null })
@@ -15,21 +15,14 @@ async function counted(storage: Storage, onlineSince: number) {
 }
 
 describe.each(DIALECTS)('the summary device counts on %s', (dialect) => {
-  let database: TestDatabase
-  /** Two handles on one database, as two instances have (on SQLite, one: a file has one writer process). */
+  /** Two handles on one database, as two instances have. */
   let a: Storage
   let b: Storage
+  let cleanup: () => Promise<void>
   beforeAll(async () => {
-    database = testDatabase(dialect)
-    a = await openStorage(database.target)
-    await a.migrate()
-    b = dialect === 'postgres' ? await openStorage(database.target) : a
+    ;({ a, b, cleanup } = await openTwoInstances(dialect))
   })
-  afterAll(async () => {
-    if (b !== a) await b.close()
-    await a.close()
-    await database.cleanup()
-  })
+  afterAll(() => cleanup())
 
   it('keep the total exact through concurrent registrations (the same ids raced from both instances) and deletions', async () => {
     const ids = Array.from({ length: 60 }, (_, i) => `dt-${i}`)

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteDeviceAndData } from '../../src/platform/devices/device-store.js'
 import { clearLogs, countDeviceErrorsSince, insertLogBatch, type NewLog } from '../../src/platform/logs/log-store.js'
 import { TelemetryStore, type TimedRecord } from '../../src/platform/telemetry/telemetry-store.js'
-import { openStorage, type Storage } from '../../src/storage/storage.js'
+import type { Storage } from '../../src/storage/storage.js'
 import { dropTalliesBefore, TALLY_BUCKET_MS, type TallyKind } from '../../src/storage/window-tallies.js'
-import { DIALECTS, testDatabase, type TestDatabase } from '../helpers/dialects.js'
+import { DIALECTS, openTwoInstances } from '../helpers/dialects.js'
 
 const MIN = TALLY_BUCKET_MS
 /** A minute boundary, so the tests place points just before and after one. */
@@ -37,21 +37,14 @@ const errorTimes = async (storage: Storage) =>
 const WINDOW_STARTS = [T0, T0 + 1, T0 + 30_000, T0 + MIN - 1, T0 + MIN, T0 + 3 * MIN + 7]
 
 describe.each(DIALECTS)('the summary tallies per minute on %s', (dialect) => {
-  let database: TestDatabase
-  /** Two handles on one database, as two instances have (on SQLite, one: a file has one writer process). */
+  /** Two handles on one database, as two instances have. */
   let a: Storage
   let b: Storage
+  let cleanup: () => Promise<void>
   beforeAll(async () => {
-    database = testDatabase(dialect)
-    a = await openStorage(database.target)
-    await a.migrate()
-    b = dialect === 'postgres' ? await openStorage(database.target) : a
+    ;({ a, b, cleanup } = await openTwoInstances(dialect))
   })
-  afterAll(async () => {
-    if (b !== a) await b.close()
-    await a.close()
-    await database.cleanup()
-  })
+  afterAll(() => cleanup())
 
   it('count every point of concurrent batches from several writers, and the 24 h count is exact at any start inside a minute', async () => {
     const stores = [new TelemetryStore(a), new TelemetryStore(a), new TelemetryStore(b), new TelemetryStore(b)]
