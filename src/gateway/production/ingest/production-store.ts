@@ -70,7 +70,9 @@ export class ProductionStore {
       commit: (items) => this.commitFrames(items),
       maxQueued: MAX_QUEUED_EVENTS,
       whenFull: () => new ProductionBacklogFull(`more than ${MAX_QUEUED_EVENTS} production events wait for the database`),
-      maxGroup: 32,
+      // 64 frames (3,200 events of 50) a transaction: 0.54–0.55× the plain table on PostgreSQL
+      // against 0.49× with 32 (npm run bench -- production ingest, quiet machine).
+      maxGroup: 64,
       writers: storage.concurrentWriters,
       gatherTurn: storage.synchronousWrites,
     })
