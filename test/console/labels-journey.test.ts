@@ -201,10 +201,15 @@ describe.skipIf(!chromiumAvailable())('console: labels and selectors', () => {
     const user = await userContext.newPage()
     await signIn(user, 'alice', 'alice-password')
     const authorization = await loginAs(server.test.app, 'alice')
-    const bound = await server.test.app.inject({
-      method: 'POST', url: '/api/v1/devices/pnp-01/auth/login', headers: { authorization }, payload: { username: 'operator', password: 'operator' },
-    })
-    expect(bound.statusCode).toBe(200)
+    // The rollout test above offered pnp-01 new firmware: it may be rebooting into it (not
+    // linked: 502) until its install ends, so the binding is retried until the machine answers.
+    const bind = async () =>
+      (
+        await server.test.app.inject({
+          method: 'POST', url: '/api/v1/devices/pnp-01/auth/login', headers: { authorization }, payload: { username: 'operator', password: 'operator' },
+        })
+      ).statusCode
+    await expect.poll(bind, { timeout: 30_000 }).toBe(200)
     await user.goto('/machines/pnp-01')
     const region = user.getByRole('region', { name: 'Labels', exact: true })
     await expect.poll(() => region.getByRole('listitem').allTextContents()).toEqual(['line=l1', 'site=sz'])
