@@ -1,4 +1,4 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Generated } from 'kysely'
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Generated } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { insertColumns, MultiRowInsert, type InsertRow } from '../../src/storage/multi-row-insert.js'
 
@@ -9,6 +9,10 @@ type Thing = InsertRow<Tables['things']>
 
 const db = new Kysely<Tables>({
   dialect: { createAdapter: () => new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new SqliteIntrospector(k), createQueryCompiler: () => new SqliteQueryCompiler() },
+})
+
+const pg = new Kysely<Tables>({
+  dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler() },
 })
 
 describe('insert columns', () => {
@@ -55,5 +59,42 @@ describe('multi-row insert', () => {
     const rows = Array.from({ length: 5 }, (_, i): Thing => ({ name: `t${i}`, size: i, note: null }))
     expect(insert.statements(rows).map((s) => s.parameters.filter((_, i) => i % 3 === 0))).toEqual([['t0', 't1'], ['t2', 't3'], ['t4']])
     expect(insert.statements([])).toEqual([])
+  })
+
+  it('writes for any row count the text Kysely compiles, on both dialects, with an upsert around the values', () => {
+    const rowsOf = (n: number) => Array.from({ length: n }, (_, i): Thing => ({ name: `t${i}`, size: i, note: i % 2 ? null : 'n' }))
+    for (const kysely of [db, pg]) {
+      const build = (rows: Thing[]) =>
+        kysely
+          .insertInto('things')
+          .values(rows)
+          .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ size: eb('things.size', '+', eb.ref('excluded.size')) })))
+          .returning(['name', 'size'])
+      let built = 0
+      const insert = new MultiRowInsert(COLUMNS, (rows: Thing[]) => (built++, build(rows)))
+      for (const n of [1, 7, 2, 250, 1000, 3]) {
+        const [statement] = insert.statements(rowsOf(n))
+        const expected = build(rowsOf(n)).compile()
+        expect(statement!.sql).toBe(expected.sql)
+        expect(statement!.parameters).toEqual(expected.parameters)
+      }
+      // Kysely built it for one, two and three rows (to derive and check the text), never again.
+      expect(built).toBe(3)
+    }
+    expect(new MultiRowInsert(COLUMNS, (rows: Thing[]) => pg.insertInto('things').values(rows)).statements(rowsOf(2))[0]!.sql).toBe(
+      'insert into "things" ("name", "size", "note") values ($1, $2, $3), ($4, $5, $6)',
+    )
+  })
+
+  it('keeps Kysely’s text per row count when repeating one row does not give it', () => {
+    // A values list that is not one row repeated: a last row of literals that counts the others.
+    const build = (rows: Thing[]) => db.insertInto('things').values([...rows, { name: sql<string>`'last'`, size: sql.lit(rows.length), note: sql<null>`null` }] as never)
+    const insert = new MultiRowInsert(COLUMNS, build as (rows: Thing[]) => ReturnType<typeof build>)
+    for (const n of [2, 5, 2]) {
+      const rows = Array.from({ length: n }, (_, i): Thing => ({ name: `t${i}`, size: i, note: null }))
+      const [statement] = insert.statements(rows)
+      expect(statement!.sql).toBe(build(rows).compile().sql)
+      expect(statement!.sql).toContain(`('last', ${n}, null)`)
+    }
   })
 })
