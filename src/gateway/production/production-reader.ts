@@ -121,7 +121,10 @@ export class ProductionReader {
       this.repo.rollupRows(HOURLY, scope, mergedRanges(segmentsOf('hour'))),
       this.repo.rollupRows(DAILY, scope, mergedRanges(segmentsOf('day'))),
       this.repo.currentStates(scope),
-      Promise.all(raw.map(async ({ segment }) => ({ intervals: await this.repo.stateIntervals(scope, segment), events: await this.repo.events(deviceId, segment) }))),
+      Promise.all(raw.map(async ({ segment }) => {
+        const [intervals, events] = await Promise.all([this.repo.stateIntervals(scope, segment), this.repo.events(deviceId, segment)])
+        return { intervals, events }
+      })),
     ])
     for (const [rows, owners] of [
       [hourly, owner.hour],
@@ -173,7 +176,10 @@ export class ProductionReader {
     const [machines, current, rawParts] = await Promise.all([
       this.repo.fleetMachines(scope, groupBy.kind === 'label' ? groupBy.key : undefined, whole),
       this.repo.currentStates(scope),
-      Promise.all(rawSegments.map(async (segment) => ({ segment, intervals: await this.repo.stateIntervals(scope, segment), placements: await this.repo.placementSums(scope, segment) }))),
+      Promise.all(rawSegments.map(async (segment) => {
+        const [intervals, placements] = await Promise.all([this.repo.stateIntervals(scope, segment), this.repo.placementSums(scope, segment)])
+        return { segment, intervals, placements }
+      })),
     ])
     const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: m.seconds, placed: m.placed, missed: m.missed }]))
     for (const { segment, intervals, placements } of rawParts) {

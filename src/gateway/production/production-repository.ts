@@ -80,14 +80,6 @@ export class ProductionRepository {
     this.db = storage.db
   }
 
-  /** The machines of a scope with their rating, in id order. */
-  async machines(scope: MachineScope): Promise<{ device_id: string; rated_cph: number | null }[]> {
-    let query = this.db.selectFrom('devices').select(['devices.device_id', 'devices.rated_cph']).orderBy('devices.device_id')
-    query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
-    const rows = await query.execute()
-    return rows.map((r) => ({ device_id: r.device_id, rated_cph: r.rated_cph === null ? null : Number(r.rated_cph) }))
-  }
-
   /** Rollup rows whose start is in one of `ranges`, every column. */
   async rollupRows(rollup: Rollup, scope: MachineScope, ranges: readonly Range[]): Promise<RollupRow[]> {
     if (ranges.length === 0) return []

@@ -49,9 +49,8 @@ export const productionRoutes: FastifyPluginAsyncTypebox<{ ctx: GatewayContext; 
 
   /** A machine the caller may see (else 404), with its rating. */
   const visible = async (user: NonNullable<Parameters<typeof ctx.access.visibleRow>[0]>, deviceId: string) => {
-    await ctx.access.visibleRow(user, deviceId)
-    const [machine] = await repo.machines({ deviceId })
-    return machine?.rated_cph ?? null
+    const row = await ctx.access.visibleRow(user, deviceId)
+    return row.rated_cph === null ? null : Number(row.rated_cph)
   }
 
   app.get(
