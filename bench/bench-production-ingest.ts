@@ -3,16 +3,20 @@
  * device link, per instance, on SQLite (a temporary file) and PostgreSQL (a scratch database).
  * `--machines` machines each send frames of 50 events (placements with feeder and nozzle counts,
  * state changes, faults, jobs), keeping `--window` frames unacknowledged, for `--seconds`.
+ * The machines run in a child process (`fork(this file)`), as machines are not part of the
+ * instance: building, sending and answering their frames never takes the server's event loop.
  * Baseline and ingest alternate for two rounds, the best of each counts (a shared machine's
  * load drifts). Printed beside its target and a baseline measured in the same run:
  * - events stored per second, ≥ 0.5× the baseline: the same events as 50-row INSERTs into a
  *   plain table of the raw columns, one transaction each, from as many writers as machines;
  * - p99 from a frame's sending to its acknowledgement.
  */
+import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import WebSocket from 'ws'
 import { DEVICE_LINK_PATH } from '@fleetgate/device-agent/protocol'
@@ -22,6 +26,7 @@ import { loadConfig } from '../src/config/config.js'
 import { openStorage, type Storage } from '../src/storage/storage.js'
 import { option } from './bench-options.js'
 
+const HERE = fileURLToPath(import.meta.url)
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const EVENTS_PER_FRAME = 50
 const ROUNDS = 2
@@ -32,6 +37,7 @@ export interface IngestOptions {
   machines: number
   window: number
   seconds: number
+  engines: string[]
 }
 
 export function ingestOptions(args: string[]): IngestOptions {
@@ -39,6 +45,7 @@ export function ingestOptions(args: string[]): IngestOptions {
     machines: option(args, 'machines', 20, { integer: true }),
     window: option(args, 'window', 4, { integer: true }),
     seconds: option(args, 'seconds', 10),
+    engines: (args.includes('--engines') ? args[args.indexOf('--engines') + 1]! : 'sqlite,postgres').split(','),
   }
 }
 
@@ -68,6 +75,24 @@ interface IngestResult {
   p50: number
 }
 
+interface LinksJob {
+  linkUrl: string
+  options: IngestOptions
+  start: number
+  round: number
+}
+
+/** Runs the machines of one round in a fresh child process. */
+async function ingestInChild(job: LinksJob): Promise<IngestResult> {
+  const child = fork(HERE, ['--production-links'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  child.send(job)
+  const exited = once(child, 'exit')
+  const [result] = (await Promise.race([once(child, 'message'), exited.then(([code]) => [{ error: `exited with ${String(code)} before answering` }])])) as [IngestResult | { error: string }]
+  if (child.exitCode === null) await exited
+  if ('error' in result) throw new Error(`production links: ${result.error}`)
+  return result
+}
+
 /** Machines over real links: each keeps `window` frames unacknowledged until `seconds` have passed. */
 async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: number, round: number): Promise<IngestResult> {
   const latencies: number[] = []
@@ -82,7 +107,9 @@ async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: n
       const sentAt = new Map<string, number>()
       let next = 0
       let done: () => void
-      const finished = new Promise<void>((resolve) => (done = resolve))
+      let fail: (err: Error) => void
+      const finished = new Promise<void>((resolve, reject) => ((done = resolve), (fail = reject)))
+      socket.on('close', (code) => fail(new Error(`link ${deviceId} closed with ${code}`)))
       const send = () => {
         if (performance.now() >= deadline) {
           if (sentAt.size === 0) done()
@@ -99,7 +126,7 @@ async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: n
           return
         }
         if (frame.type !== 'production-ack') return
-        if (frame.rejected!.length > 0) throw new Error(`rejected: ${JSON.stringify(frame.rejected!.slice(0, 2))}`)
+        if (frame.rejected!.length > 0) return fail(new Error(`rejected: ${JSON.stringify(frame.rejected!.slice(0, 2))}`))
         const first = frame.ids![0]!
         latencies.push(performance.now() - sentAt.get(first)!)
         sentAt.delete(first)
@@ -108,6 +135,7 @@ async function ingestOverLinks(linkUrl: string, options: IngestOptions, start: n
       })
       socket.send(JSON.stringify({ type: 'register', device_id: deviceId, key: `bench-key-${deviceId}-0123456789`, hostname: deviceId, version: '1', rated_cph: 4000 }))
       await finished
+      socket.removeAllListeners('close')
       socket.close()
     }),
   )
@@ -162,7 +190,7 @@ async function measure(databaseUrl: string, options: IngestOptions): Promise<voi
     for (let round = 0; round < ROUNDS; round++) {
       const start = Date.now() / 1000 - 86_400 + round * 3600
       baseline = Math.max(baseline, await plainInserts(storage, options, start))
-      const measured = await ingestOverLinks(linkUrl, options, start, round)
+      const measured = await ingestInChild({ linkUrl, options, start, round })
       if (measured.eventsPerSecond > ingest.eventsPerSecond) ingest = measured
     }
     const ratio = ingest.eventsPerSecond / baseline
@@ -181,7 +209,8 @@ export async function productionIngest(args: string[]): Promise<void> {
   const options = ingestOptions(args)
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-production-'))
   try {
-    await measure(`sqlite:${path.join(dir, 'production.db')}`, options)
+    if (options.engines.includes('sqlite')) await measure(`sqlite:${path.join(dir, 'production.db')}`, options)
+    if (!options.engines.includes('postgres')) return
     const scratch = await createScratchDatabase(PG_URL, 'bench_production')
     try {
       await measure(scratch.url, options)
@@ -191,4 +220,13 @@ export async function productionIngest(args: string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+if (process.argv[2] === '--production-links') {
+  process.once('message', ({ linkUrl, options, start, round }: LinksJob) => {
+    ingestOverLinks(linkUrl, options, start, round).then(
+      (result) => process.send!(result, () => process.exit(0)),
+      (err: Error) => process.send!({ error: err.message }, () => process.exit(1)),
+    )
+  })
 }
