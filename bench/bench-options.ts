@@ -15,3 +15,13 @@ export function choice<const C extends string>(args: string[], name: string, cho
   if (!choices.includes(value as C)) throw new Error(`--${name} must be one of ${choices.join(', ')}`)
   return value as C
 }
+
+export type Engine = 'sqlite' | 'postgres'
+
+/** `--engines sqlite,postgres` from a benchmark's arguments: the engines to run on, both by default. */
+export function engines(args: string[]): Engine[] {
+  const i = args.indexOf('--engines')
+  const named = i >= 0 ? (args[i + 1] ?? '').split(',') : ['sqlite', 'postgres']
+  if (named.length === 0 || named.some((e) => e !== 'sqlite' && e !== 'postgres')) throw new Error('--engines must be sqlite, postgres or both, comma-separated')
+  return named as Engine[]
+}

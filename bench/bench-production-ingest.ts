@@ -24,7 +24,7 @@ import { buildApp } from '../src/app.js'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage, type Storage } from '../src/storage/storage.js'
-import { option } from './bench-options.js'
+import { engines, option, type Engine } from './bench-options.js'
 
 const HERE = fileURLToPath(import.meta.url)
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -37,7 +37,7 @@ export interface IngestOptions {
   machines: number
   window: number
   seconds: number
-  engines: string[]
+  engines: Engine[]
 }
 
 export function ingestOptions(args: string[]): IngestOptions {
@@ -45,7 +45,7 @@ export function ingestOptions(args: string[]): IngestOptions {
     machines: option(args, 'machines', 20, { integer: true }),
     window: option(args, 'window', 4, { integer: true }),
     seconds: option(args, 'seconds', 10),
-    engines: (args.includes('--engines') ? args[args.indexOf('--engines') + 1]! : 'sqlite,postgres').split(','),
+    engines: engines(args),
   }
 }
 

@@ -26,7 +26,7 @@ import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { loadConfig } from '../src/config/config.js'
 import { ProductionRepository } from '../src/gateway/production/production-repository.js'
 import { openStorage, type Storage } from '../src/storage/storage.js'
-import { option } from './bench-options.js'
+import { engines, option } from './bench-options.js'
 import { runLoad } from './bench-load.js'
 import { startServe } from './bench-serve.js'
 
@@ -44,7 +44,7 @@ const FEEDERS = JSON.stringify([
 
 const pad = (i: number) => String(i).padStart(6, '0')
 
-export async function seed(storage: Storage, machines: number, firstHour: number, lastHour: number): Promise<void> {
+async function seed(storage: Storage, machines: number, firstHour: number, lastHour: number): Promise<void> {
   const now = Date.now() / 1000
   for (let from = 0; from < machines; from += ROWS_PER_INSERT) {
     const ids = Array.from({ length: Math.min(ROWS_PER_INSERT, machines - from) }, (_, k) => from + k)
@@ -205,9 +205,8 @@ async function measureServer(base: string, storage: Storage, machines: number, d
 export async function productionQueries(args: string[]): Promise<void> {
   const machines = option(args, 'machines', 10_000, { integer: true })
   const days = option(args, 'days', 90, { integer: true })
-  const i = args.indexOf('--engines')
-  const engines = (i >= 0 ? args[i + 1]! : 'sqlite,postgres').split(',')
-  if (engines.includes('sqlite')) {
+  const wanted = engines(args)
+  if (wanted.includes('sqlite')) {
     const dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-bench-production-'))
     try {
       await measure(`sqlite:${path.join(dir, 'production.db')}`, machines, days)
@@ -215,7 +214,7 @@ export async function productionQueries(args: string[]): Promise<void> {
       rmSync(dir, { recursive: true, force: true })
     }
   }
-  if (engines.includes('postgres')) {
+  if (wanted.includes('postgres')) {
     const scratch = await createScratchDatabase(PG_URL, 'bench_production')
     try {
       await measure(scratch.url, machines, days)

@@ -38,7 +38,7 @@ interface Template {
  * text depends only on how many rows it has. So Kysely compiles it for one row; the text for n
  * rows is that row's placeholders repeated n times (numbered on PostgreSQL), which is checked
  * once against Kysely's own text for two and three rows (a statement where that does not hold
- * keeps Kysely's text, cached by row count). The parameters are read from the rows in
+ * keeps Kysely's text); texts are cached by row count. The parameters are read from the rows in
  * `columns` order: `build` gets rows whose keys follow that order, which is the order Kysely
  * names the columns in. The first statement checks that its parameters are exactly the rows'
  * values in that order (a `build` that adds parameters, or puts other values first, throws
@@ -67,12 +67,12 @@ export class MultiRowInsert<Row extends object, Output = unknown> {
   private statement(rows: readonly Row[]): CompiledQuery<Output> {
     const parameters = this.parameters(rows)
     if (this.template === undefined) this.template = this.derive(rows[0]!)
-    const text = this.template ? expand(this.template, this.columns.length, rows.length) : this.texts.get(rows.length)
-    if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Output>
-    const compiled = this.compile(rows, parameters)
+    const cached = this.texts.get(rows.length)
+    if (cached !== undefined) return CompiledQuery.raw(cached, parameters) as CompiledQuery<Output>
+    const text = this.template ? expand(this.template, this.columns.length, rows.length) : this.compile(rows, parameters).sql
     if (this.texts.size >= MAX_CACHED_TEXTS) this.texts.clear()
-    this.texts.set(rows.length, compiled.sql)
-    return compiled
+    this.texts.set(rows.length, text)
+    return CompiledQuery.raw(text, parameters) as CompiledQuery<Output>
   }
 
   /** Kysely's statement for `rows`, checked to take `parameters` (the rows' values in column order). */
@@ -122,9 +122,8 @@ function placeholders(numbered: boolean, first: number, width: number): string {
   return `${text})`
 }
 
+/** The statement's text for `rows` rows. */
 function expand({ head, tail, numbered }: Template, width: number, rows: number): string {
-  const values: string[] = new Array(rows)
-  const unnumbered = numbered ? '' : placeholders(false, 0, width)
-  for (let r = 0; r < rows; r++) values[r] = numbered ? placeholders(true, r * width, width) : unnumbered
+  const values = Array.from({ length: rows }, (_, r) => placeholders(numbered, r * width, width))
   return head + values.join(', ') + tail
 }
