@@ -106,14 +106,16 @@ describe.each(DIALECTS)('presence after an instance dies, on %s', (dialect) => {
   it.runIf(dialect === 'postgres')('skips a device a claim holds locked, sweeps the others, and takes it on a later pass once free', async () => {
     const now = Date.now() / 1000
     const [held, free] = [uniqueDeviceId('held'), uniqueDeviceId('free')]
-    // Devices first: a lost instance's record goes as soon as no device names it.
+    // The instance beats (a record far in the future) until the claim holds its row: a sweep
+    // that ran before the lock was taken would unlink both devices and prove nothing.
+    await t.storage.db.insertInto('instances').values({ instance_id: 'lost-while-locked', started_at: now - 60, last_seen: now + 3600 }).execute()
     await t.storage.db
       .insertInto('devices')
       .values([held, free].map((id) => ({ device_id: id, hostname: id, ip: '', version: '1', key_hash: null, last_status: '{}', link_instance: 'lost-while-locked', link_id: `l-${id}`, created_at: now })))
       .execute()
-    await t.storage.db.insertInto('instances').values({ instance_id: 'lost-while-locked', started_at: now - 60, last_seen: now - 1 }).execute()
     await t.storage.db.transaction().execute(async (tx) => {
       await tx.selectFrom('devices').select('device_id').where('device_id', '=', held).forUpdate().execute()
+      await t.storage.db.updateTable('instances').set({ last_seen: now - 1 }).where('instance_id', '=', 'lost-while-locked').execute()
       await stream.next('device', (d) => d.device_id === free && d.reason === 'instance_lost')
       // The record of the lost instance stays while a device still names it.
       expect(await t.storage.db.selectFrom('instances').select('instance_id').where('instance_id', '=', 'lost-while-locked').execute()).toHaveLength(1)
