@@ -4,7 +4,8 @@
  * The read side of contract §16 at fleet size, on SQLite (a temporary file) and PostgreSQL (a
  * scratch database): `--machines` machines (20 lines, a rated CPH on most) with `--days` of hourly
  * and daily figures (with the hourly running totals) loaded straight into `production_hourly` and
- * `production_daily`, then VACUUM ANALYZE and a checkpoint, as a database that took 90 days to
+ * `production_daily`, the hour under way as raw events and current states, then VACUUM ANALYZE
+ * and a checkpoint, as a database that took 90 days to
  * fill would be. Then `fleetgate serve` starts in its own process, as deployed; every figure is
  * real HTTP requests to it, one at a time, from a client in a child process (bench-load.ts), so
  * neither the load nor the client's work (reading a 386 KB series) is the server's. A figure
@@ -103,11 +104,33 @@ async function seed(storage: Storage, machines: number, firstHour: number, lastH
     ${withDays}
     select d.device_id, t, 60000, 16800, 2400, 0, 7200, 0, 63000, 192, 24, '{"pickup_error":48}', ${FEEDERS}, '[]'
     from devices d cross join ${days}`.execute(storage.db)
+  await seedCurrentHour(storage, lastHour + HOUR)
   await sql.raw(postgres ? 'vacuum analyze' : 'analyze').execute(storage.db)
   // 90 days accumulate slowly; loaded at once, their pages would still be being written out by
   // the checkpointer while the queries run.
   if (postgres) await sql`checkpoint`.execute(storage.db)
 }
+
+/**
+ * The hour under way, as a producing fleet has it: every machine productive since its start (a
+ * state row and its current state, whose open interval runs to now) and a placements event
+ * every 5 minutes so far. Every window then has a raw edge with rows to read, for every machine.
+ */
+async function seedCurrentHour(storage: Storage, hourStart: number): Promise<void> {
+  const now = Date.now() / 1000
+  const events = Array.from({ length: Math.max(0, Math.ceil((now - hourStart - 30) / 300)) }, (_, k) => k)
+  await sql`insert into production_states (device_id, ts, state, reason, event_id) select device_id, ${at(hourStart)}, 'productive', null, 'bench-state' from devices`.execute(storage.db)
+  await sql`insert into production_current (device_id, state, reason, since) select device_id, 'productive', null, ${at(hourStart)} from devices`.execute(storage.db)
+  if (events.length === 0) return
+  const ks = sql.join(events.map((k) => sql`select ${sql.lit(k)} as k`), sql` union all `)
+  await sql`
+    insert into production_events (device_id, event_id, ts, kind, state, reason, job_id, placed, missed, body, received_at)
+    select d.device_id, 'bench-p-' || cast(e.k as text), ${at(hourStart + 30)} + 300 * e.k, 'placements', null, null, null, 220, 1, cast(${PLACEMENT_BODY} as text), ${at(hourStart + 30)} + 300 * e.k
+    from devices d cross join (${ks}) as e`.execute(storage.db)
+}
+/** A time as a parameter both engines take for a column of seconds. */
+const at = (seconds: number) => sql`cast(${seconds} as double precision)`
+const PLACEMENT_BODY = JSON.stringify({ kind: 'placements', placed: 220, missed: 1, feeders: [{ feeder: 'F1', placed: 110, missed: 0 }, { feeder: 'F2', placed: 110, missed: 1 }] })
 
 interface Latency {
   p50: number
@@ -138,11 +161,13 @@ async function checkedGet(url: string, authorization: string): Promise<Record<st
 const line = (what: string, value: Latency, target: string, baseline: string, ratio: number) =>
   `  ${what.padEnd(46)} p99 ${value.p99.toFixed(1).padStart(7)} ms (p50 ${value.p50.toFixed(1)}, slowest ${value.max.toFixed(1)})  target ${target}; baseline ${baseline}, ×${ratio.toFixed(2)}`
 
-/** The plan of the fleet query's statement: every machine with its label and its sums over the window's whole hours (PostgreSQL). */
+/** The plan of the fleet query's statement: the groups' sums of every machine's over the window (PostgreSQL). */
 async function explainFleet(storage: Storage, from: number, to: number): Promise<void> {
-  const { sql: text, parameters } = new ProductionRepository(storage).fleetMachinesQuery({ where: (eb) => eb.and([]) }, 'line', { start: Math.ceil(from / HOUR) * HOUR, end: Math.floor(to / HOUR) * HOUR }).compile()
+  const [first, last] = [Math.ceil(from / HOUR) * HOUR, Math.floor(to / HOUR) * HOUR]
+  const window = { whole: { start: first, end: last }, raw: [{ start: from, end: first }, { start: last, end: to }], covered: { start: from, end: to }, span: to - from, now: to }
+  const { sql: text, parameters } = new ProductionRepository(storage).fleetGroupsStatement({ where: (eb) => eb.and([]) }, 'line', window).compile(storage.db)
   const { rows } = await storage.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers off, costs off) ${text}`, [...parameters]))
-  console.log("  plan, the fleet query's machines with their sums:")
+  console.log("  plan, the fleet query's statement:")
   for (const row of rows) console.log(`    ${row['QUERY PLAN']}`)
 }
 
@@ -185,6 +210,8 @@ async function measureServer(base: string, storage: Storage, machines: number, d
 
   const checked = (await get(fleetUrl(from))) as { total: { devices: number; placed: number } }
   if (checked.total.devices !== machines || !(checked.total.placed > 0)) throw new Error(`the fleet query answered ${JSON.stringify(checked.total)}`)
+  const thisHour = (await get(fleetUrl(Math.floor(now / HOUR) * HOUR))) as { total: { placed: number; seconds: { productive: number } } }
+  if (!(thisHour.total.seconds.productive > 0)) throw new Error(`the hour under way answered ${JSON.stringify(thisHour.total)}`)
   const fleetHour = await time(fleetUrl(now - HOUR), 100)
   const fleet = await time(fleetUrl(from), FLEET_ROUNDS)
   console.log(line(`fleet, ${days} days, group_by=label:line`, fleet, '≤ 200 ms (PostgreSQL)', `the last hour p99 ${fleetHour.p99.toFixed(1)} ms`, fleet.p99 / fleetHour.p99))

@@ -25,6 +25,7 @@ export function sixOf(row: Record<string, unknown>, prefix: 's_' | 'run_s_'): Re
   for (let i = 0; i < E10_STATES.length; i++) six[E10_STATES[i]!] = Number(row[columns[i]!] ?? 0)
   return six
 }
+const SEVEN = [...E10_STATES, 'offline'] as const
 const COLUMNS = { s_: E10_STATES.map((s) => `s_${s}`), run_s_: E10_STATES.map((s) => `run_s_${s}`) }
 
 /** Seconds in each of the six states, all zero, and offline zero. */
@@ -92,31 +93,57 @@ export interface GroupFigures extends Ratios {
 }
 
 /**
+ * What a group's figures are computed from: its machines' sums. `rated_placed` and
+ * `rated_seconds` (Σ rated_cph × productive seconds) cover only the machines that have a
+ * `rated_cph`. The fleet query has the database add these up (production-repository.ts).
+ */
+export interface GroupSums {
+  devices: number
+  seconds: StateSeconds
+  placed: number
+  missed: number
+  rated_placed: number
+  rated_seconds: number
+}
+
+/** A group's sums from its machines' sums. */
+export function sumGroup(members: readonly MachineSums[]): GroupSums {
+  const sums: GroupSums = { devices: members.length, seconds: zeroSeconds(), placed: 0, missed: 0, rated_placed: 0, rated_seconds: 0 }
+  for (const m of members) {
+    for (const state of SEVEN) sums.seconds[state] += m.seconds[state]
+    sums.placed += m.placed
+    sums.missed += m.missed
+    if (m.rated_cph !== null) {
+      sums.rated_placed += m.placed
+      sums.rated_seconds += m.rated_cph * m.seconds.productive
+    }
+  }
+  return sums
+}
+
+/** Two groups' sums as one (the fleet's total from its groups). */
+export function addGroupSums(a: GroupSums, b: GroupSums): GroupSums {
+  const seconds = zeroSeconds()
+  for (const state of SEVEN) seconds[state] = a.seconds[state] + b.seconds[state]
+  return { devices: a.devices + b.devices, seconds, placed: a.placed + b.placed, missed: a.missed + b.missed, rated_placed: a.rated_placed + b.rated_placed, rated_seconds: a.rated_seconds + b.rated_seconds }
+}
+
+/**
  * A group of machines: seconds, placed and missed are summed; cph and availability come from
  * the sums; `performance` = Σ placed ÷ Σ (rated_cph × productive hours), both sums over the
  * machines that have a `rated_cph`; `oee` the product of the group's three ratios.
  */
-export function groupFigures(members: readonly MachineSums[]): GroupFigures {
-  const seconds = zeroSeconds()
-  let placed = 0
-  let missed = 0
-  let ratedPlaced = 0
-  let ratedCapacity = 0
-  for (const m of members) {
-    for (const state of [...E10_STATES, 'offline'] as const) seconds[state] += m.seconds[state]
-    placed += m.placed
-    missed += m.missed
-    if (m.rated_cph !== null) {
-      ratedPlaced += m.placed
-      ratedCapacity += m.rated_cph * (m.seconds.productive / 3600)
-    }
-  }
+export function groupFiguresOf(sums: GroupSums): GroupFigures {
+  const { devices, seconds, placed, missed } = sums
   const cph = ratio(placed, seconds.productive / 3600)
   const availability = ratio(seconds.productive, plannedSeconds(seconds))
-  const performance = ratio(ratedPlaced, ratedCapacity)
+  const performance = ratio(sums.rated_placed, sums.rated_seconds / 3600)
   const q = quality(placed, missed)
-  return { devices: members.length, seconds, placed, missed, cph, availability, performance, quality: q, oee: oee(availability, performance, q) }
+  return { devices, seconds, placed, missed, cph, availability, performance, quality: q, oee: oee(availability, performance, q) }
 }
+
+/** A group's figures from its machines' sums. */
+export const groupFigures = (members: readonly MachineSums[]): GroupFigures => groupFiguresOf(sumGroup(members))
 
 /** Placed and missed of one feeder or nozzle. */
 export interface PartCounts {

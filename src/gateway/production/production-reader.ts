@@ -1,4 +1,4 @@
-import { E10_STATES, addFaults, zeroSix, groupFigures, isE10State, machineRatios, rankedParts, withOffline, type E10State, type GroupFigures, type MachineSums, type PartCounts, type StateSeconds } from './production-figures.js'
+import { E10_STATES, addFaults, addGroupSums, groupFiguresOf, isE10State, machineRatios, rankedParts, sumGroup, withOffline, zeroSix, type E10State, type GroupFigures, type GroupSums, type PartCounts } from './production-figures.js'
 import { DAILY, HOURLY, type CurrentState, type MachineScope, type ProductionRepository, type StateInterval } from './production-repository.js'
 import { DAY, HOUR, planSeries, planWindow, type PlannedBucket, type Segment } from './window-plan.js'
 
@@ -165,51 +165,16 @@ export class ProductionReader {
     return tallies
   }
 
-  /** The scope's machines over [from, to), grouped (§16 fleet query). */
+  /** The scope's machines over [from, to), grouped (§16 fleet query); the database adds them up. */
   async fleet(scope: MachineScope, groupBy: GroupBy, from: number, to: number, now: number): Promise<FleetFigures> {
     const plan = planWindow(from, Math.min(to, now), this.rawSince(now))
-    const rawSegments = plan.segments.filter((s) => s.source === 'raw')
-    // The whole hours of a window are one range (raw edges only at its ends): one statement reads
-    // every machine with its label and its sums over them.
+    // The whole hours of a window are one range (raw edges only at its ends).
     const [whole, ...more] = mergedRanges(plan.segments.filter((s) => s.source !== 'raw'))
     if (more.length > 0) throw new Error(`window ${from}–${to}: its whole hours are not one range`)
-    const [machines, current, rawParts] = await Promise.all([
-      this.repo.fleetMachines(scope, groupBy.kind === 'label' ? groupBy.key : undefined, whole),
-      this.repo.currentStates(scope),
-      Promise.all(rawSegments.map(async (segment) => {
-        const [intervals, placements] = await Promise.all([this.repo.stateIntervals(scope, segment), this.repo.placementSums(scope, segment)])
-        return { segment, intervals, placements }
-      })),
-    ])
-    const sums = new Map<string, { six: Record<E10State, number>; placed: number; missed: number }>(machines.map((m) => [m.device_id, { six: m.seconds, placed: m.placed, missed: m.missed }]))
-    for (const { segment, intervals, placements } of rawParts) {
-      for (const interval of intervals) {
-        const s = sums.get(interval.device_id)
-        if (s) addIntervals(s.six, [interval], segment.start, segment.end)
-      }
-      for (const p of placements) {
-        const s = sums.get(p.device_id)
-        if (!s) continue
-        s.placed += p.placed
-        s.missed += p.missed
-      }
-    }
-    for (const c of current) {
-      const s = sums.get(c.device_id)
-      if (s) addOpen(s.six, c, plan.covered.start, plan.covered.end, now)
-    }
-    const groups = new Map<string | null, MachineSums[]>()
-    const all: MachineSums[] = []
-    for (const m of machines) {
-      const s = sums.get(m.device_id)!
-      const member: MachineSums = { seconds: withOffline(s.six, plan.span) as StateSeconds, placed: s.placed, missed: s.missed, rated_cph: m.rated_cph }
-      const key = groupBy.kind === 'device' ? m.device_id : m.label
-      const group = groups.get(key) ?? []
-      group.push(member)
-      groups.set(key, group)
-      all.push(member)
-    }
-    const keys = [...groups.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a < b ? -1 : a > b ? 1 : 0))
-    return { groups: keys.map((key) => ({ key, ...groupFigures(groups.get(key)!) })), total: groupFigures(all) }
+    const raw = plan.segments.filter((s) => s.source === 'raw').map((s) => ({ start: s.start, end: s.end }))
+    const groups = await this.repo.fleetGroups(scope, groupBy.kind === 'label' ? groupBy.key : undefined, { whole, raw, covered: plan.covered, span: plan.span, now })
+    groups.sort((a, b) => (a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const total = groups.reduce<GroupSums>(addGroupSums, sumGroup([]))
+    return { groups: groups.map(({ key, ...sums }) => ({ key, ...groupFiguresOf(sums) })), total: groupFiguresOf(total) }
   }
 }

@@ -1,10 +1,10 @@
-import { sql, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Database } from '../../storage/database.js'
 import { AppError } from '../../errors.js'
 import type { Db, Storage } from '../../storage/storage.js'
 import type { ProductionTables } from '../../storage/tables/production-tables.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
-import { E10_STATES, sixOf, type E10State } from './production-figures.js'
+import { E10_STATES, sixOf, type E10State, type GroupSums } from './production-figures.js'
 
 /** Which machines a read covers: one by id, or those matching a condition on `devices`. */
 export type MachineScope = { deviceId: string } | { where: DevicesCondition }
@@ -22,18 +22,13 @@ export interface RollupRow {
   nozzles: string
 }
 
-/** A rollup summed per machine: what the fleet query needs. */
-export interface RollupSums {
-  device_id: string
-  seconds: Record<E10State, number>
-  placed: number
-  missed: number
-}
-
-/** A machine of the fleet query: its rating, the label it is grouped by, and its rollup sums over the window's whole hours. */
-export interface FleetMachine extends RollupSums {
-  rated_cph: number | null
-  label: string | null
+/** A fleet query's window: its whole hours (read from the running totals), its raw edges, the part of it before now and its span. */
+export interface FleetWindow {
+  whole: Range | undefined
+  raw: readonly Range[]
+  covered: Range
+  span: number
+  now: number
 }
 
 /** A closed state interval [ts, next_ts) of one machine. */
@@ -102,30 +97,81 @@ export class ProductionRepository {
   }
 
   /**
+   * The fleet query's sums (§16) per group of the scope's machines: by the value of label
+   * `labelKey` (null without it), or by machine when it is undefined. One statement: each
+   * machine's sums over the window's whole hours (`machinesQuery`), plus its closed state
+   * intervals and placements inside the window's raw edges, plus the open interval of its current
+   * state, with `offline` what the six states leave of the span (never below 0, per machine);
+   * then the groups' sums. The database adds up 10,000 machines; the gateway gets one row a group.
+   */
+  async fleetGroups(scope: MachineScope, labelKey: string | undefined, window: FleetWindow): Promise<(GroupSums & { key: string | null })[]> {
+    const { rows } = await this.fleetGroupsStatement(scope, labelKey, window).execute(this.db)
+    return rows.map((r) => ({
+      key: r.group_key === null || r.group_key === undefined ? null : String(r.group_key),
+      devices: num(r.devices),
+      seconds: { ...sixOf(r, 's_'), offline: num(r.s_offline) },
+      placed: num(r.placed),
+      missed: num(r.missed),
+      rated_placed: num(r.rated_placed),
+      rated_seconds: num(r.rated_seconds),
+    }))
+  }
+
+  /** The statement `fleetGroups` runs (the bench prints its plan). */
+  fleetGroupsStatement(scope: MachineScope, labelKey: string | undefined, window: FleetWindow) {
+    const postgres = this.storage.dialect === 'postgres'
+    const [greatest, least] = postgres ? ['greatest', 'least'] : ['max', 'min']
+    const n = (value: number) => sql`cast(${value} as double precision)`
+    const clamped = (expression: RawBuilder<unknown>) => sql`${sql.raw(greatest)}(0, ${expression})`
+    const machines = this.machinesQuery(scope, labelKey, window.whole).clearOrderBy()
+    // Closed intervals inside each raw edge, clipped to it; the newest interval of a machine is still open.
+    const clipped = window.raw.map(
+      (range) => sql`select device_id, state, ${clamped(sql`${sql.raw(least)}(next_ts, ${n(range.end)}) - ${sql.raw(greatest)}(ts, ${n(range.start)})`)} as seconds
+        from ${this.stateIntervalsQuery(scope, range)} as edge where next_ts is not null`,
+    )
+    const intervals =
+      clipped.length === 0
+        ? sql`select cast(null as text) as device_id, ${sql.join(E10_STATES.map((state) => sql`0 as ${sql.ref(`s_${state}`)}`))} where 1 = 0`
+        : sql`select device_id, ${sql.join(E10_STATES.map((state) => sql`sum(case when state = ${state} then seconds else 0 end) as ${sql.ref(`s_${state}`)}`))}
+            from (${sql.join(clipped, sql` union all `)}) as clipped group by device_id`
+    const placements =
+      window.raw.length === 0
+        ? sql`select cast(null as text) as device_id, 0 as placed, 0 as missed where 1 = 0`
+        : sql`select device_id, sum(placed) as placed, sum(missed) as missed from production_events
+            where ${this.scopeSql('device_id', scope)} and kind = 'placements' and (${this.rangesSql('ts', window.raw)}) group by device_id`
+    const openEnd = Math.min(window.covered.end, window.now)
+    const stateColumns = E10_STATES.map(
+      (state) => sql`m.${sql.ref(`s_${state}`)} + coalesce(iv.${sql.ref(`s_${state}`)}, 0) + case when cur.state = ${state} then cur.open_seconds else 0 end as ${sql.ref(`s_${state}`)}`,
+    )
+    const known = sql.join(E10_STATES.map((state) => sql.ref(`s_${state}`)), sql` + `)
+    return sql<Record<string, unknown>>`
+      with m as ${machines},
+        iv as (${intervals}),
+        ps as (${placements}),
+        cur as (select device_id, state, ${clamped(sql`${n(openEnd)} - ${sql.raw(greatest)}(since, ${n(window.covered.start)})`)} as open_seconds
+          from production_current where ${this.scopeSql('device_id', scope)} and state <> 'offline'),
+        per as (
+          select ${labelKey === undefined ? sql`m.device_id` : sql`m.label`} as group_key, m.rated_cph, ${sql.join(stateColumns)},
+            m.placed + coalesce(ps.placed, 0) as placed, m.missed + coalesce(ps.missed, 0) as missed
+          from m left join iv on iv.device_id = m.device_id left join ps on ps.device_id = m.device_id left join cur on cur.device_id = m.device_id)
+      select group_key, count(*) as devices, ${sql.join(E10_STATES.map((state) => sql`sum(${sql.ref(`s_${state}`)}) as ${sql.ref(`s_${state}`)}`))},
+        sum(${clamped(sql`${n(window.span)} - (${known})`)}) as s_offline, sum(placed) as placed, sum(missed) as missed,
+        sum(case when rated_cph is null then 0 else placed end) as rated_placed, sum(coalesce(rated_cph, 0) * s_productive) as rated_seconds
+      from per group by group_key`
+  }
+
+  /**
    * Every machine of the scope with its rating, the value of label `labelKey` (null without it)
-   * and its seconds per state, placed and missed over the whole hours `range`, in one statement.
-   * The sums are differences of the hourly running totals (migration 0018) at the range's ends:
-   * at an hour, a machine's totals are those of its newest hourly row starting before it.
+   * and its seconds per state, placed and missed over the whole hours `range` (zeros without
+   * one). The sums are differences of the hourly running totals (migration 0018) at the range's
+   * ends: at an hour, a machine's totals are those of its newest hourly row starting before it.
    *
    * PostgreSQL: the machines with a row for the hour just before a bound (they produced then)
    * are read together from the index by hour (0018), adjacent entries, without the table; only
    * the others probe their primary key for their newest earlier row. SQLite probes each machine
    * (in-process, cheap), by rowid as it has no LATERAL.
    */
-  async fleetMachines(scope: MachineScope, labelKey: string | undefined, range: Range | undefined): Promise<FleetMachine[]> {
-    const rows = await this.fleetMachinesQuery(scope, labelKey, range).execute()
-    return rows.map((r) => ({
-      device_id: String(r.device_id),
-      rated_cph: r.rated_cph === null || r.rated_cph === undefined ? null : Number(r.rated_cph),
-      label: (r.label as string | null | undefined) ?? null,
-      seconds: sixOf(r, 's_'),
-      placed: num(r.placed),
-      missed: num(r.missed),
-    }))
-  }
-
-  /** The statement `fleetMachines` runs (the bench prints its plan). */
-  fleetMachinesQuery(scope: MachineScope, labelKey: string | undefined, range: Range | undefined) {
+  private machinesQuery(scope: MachineScope, labelKey: string | undefined, range: Range | undefined) {
     const postgres = this.storage.dialect === 'postgres'
     let query = this.db
       .selectFrom('devices')
@@ -169,6 +215,8 @@ export class ProductionRepository {
       }
       const at = (alias: string, c: string) => (postgres ? sql`coalesce(${sql.ref(`${alias}_at.${c}`)}, ${sql.ref(`${alias}_before.${c}`)}, 0)` : sql`coalesce(${sql.ref(`${alias}_at.${c}`)}, 0)`)
       query = query.select(RUN_COLUMNS.map((c) => sql`${at('to', c)} - ${at('from', c)}`.as(c.slice('run_'.length))) as never)
+    } else {
+      query = query.select(RUN_COLUMNS.map((c) => sql<number>`0`.as(c.slice('run_'.length))) as never)
     }
     query = 'deviceId' in scope ? query.where('devices.device_id', '=', scope.deviceId) : query.where(scope.where)
     return query.orderBy('devices.device_id')
@@ -181,6 +229,12 @@ export class ProductionRepository {
    * of a machine has no end yet: it is `production_current`'s open interval, not listed here.
    */
   async stateIntervals(scope: MachineScope, range: Range): Promise<StateInterval[]> {
+    const rows = (await this.stateIntervalsQuery(scope, range).execute()) as { device_id: string; state: string; ts: number; next_ts: number | null }[]
+    return rows.filter((r) => r.next_ts !== null).map((r) => ({ device_id: r.device_id, state: r.state, ts: Number(r.ts), next_ts: Number(r.next_ts) }))
+  }
+
+  /** `stateIntervals`' statement: every interval, the newest of a machine with a null `next_ts`. */
+  private stateIntervalsQuery(scope: MachineScope, range: Range) {
     // Every read is bounded by the (device_id, ts, event_id) index: the rows inside the range,
     // the row(s) in effect at its start (found from each machine), and each one's next row from
     // its own ts on (a bare OR would scan the machine's whole history).
@@ -201,8 +255,7 @@ export class ProductionRepository {
       .where(this.scopeSql('s.device_id', scope))
       .where('s.ts', '>', range.start)
       .where('s.ts', '<', range.end)
-    const rows = (await atStart.unionAll(inside).execute()) as { device_id: string; state: string; ts: number; next_ts: number | null }[]
-    return rows.filter((r) => r.next_ts !== null).map((r) => ({ device_id: r.device_id, state: r.state, ts: Number(r.ts), next_ts: Number(r.next_ts) }))
+    return atStart.unionAll(inside)
   }
 
   /** One machine's raw events with `ts` in [start, end) that figures count: placements, faults and ended jobs. */
@@ -216,16 +269,6 @@ export class ProductionRepository {
       .where('ts', '<', range.end)
       .execute()
     return rows.map((r) => ({ kind: r.kind, placed: r.placed === null ? null : Number(r.placed), missed: r.missed === null ? null : Number(r.missed), body: r.body }))
-  }
-
-  /** Placed and missed of `placements` events with `ts` in [start, end), per machine of the scope. */
-  async placementSums(scope: MachineScope, range: Range): Promise<{ device_id: string; placed: number; missed: number }[]> {
-    const { rows } = await sql<{ device_id: string; placed: unknown; missed: unknown }>`
-      select device_id, sum(placed) as placed, sum(missed) as missed
-      from production_events
-      where ${this.scopeSql('device_id', scope)} and kind = 'placements' and ts >= ${range.start} and ts < ${range.end}
-      group by device_id`.execute(this.db)
-    return rows.map((r) => ({ device_id: r.device_id, placed: num(r.placed), missed: num(r.missed) }))
   }
 
   /** The current state of each machine of the scope that has one, unless `offline`. */

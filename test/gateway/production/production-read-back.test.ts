@@ -80,6 +80,32 @@ describe.each(DIALECTS)('production figures read back from what was ingested (§
     expect(body.feeders.reduce((n: number, f: { placed: number }) => n + f.placed, 0)).toBe(expected.placed)
   })
 
+  it.each([
+    ['within one hour', 2 * H + 100.25, 2 * H + 1900.5],
+    ['across hours, no whole day', 1000.5, DAY + 5000.25],
+    ['across a whole UTC day', -3000, 2 * DAY - 10],
+    ['from before the first event', -DAY, DAY],
+  ])('the fleet query adds up the same figures %s, by machine and by label', async (_name, fromOffset, toOffset) => {
+    const from = base + fromOffset
+    const to = base + toOffset
+    const expected = reference(from, to)
+    const known = STATES.reduce((n, s) => n + expected.seconds[s]!, 0)
+    for (const groupBy of ['device', 'label:line']) {
+      const res = await gw.app.inject({ method: 'GET', url: `/api/v1/production?from=${from}&to=${to}&group_by=${groupBy}`, headers: { authorization: await gw.auth('root') } })
+      expect(res.statusCode, res.body).toBe(200)
+      const { groups, total } = res.json() as { groups: { key: string | null; devices: number; placed: number; missed: number; seconds: Record<string, number> }[]; total: { devices: number } }
+      expect(groups).toHaveLength(1)
+      const [group] = groups
+      expect(group!.key).toBe(groupBy === 'device' ? 'rb-1' : null)
+      expect(group!.devices).toBe(1)
+      expect(total.devices).toBe(1)
+      for (const state of STATES) expect(group!.seconds[state], `${groupBy} ${state}`).toBeCloseTo(expected.seconds[state]!, 3)
+      expect(group!.seconds.offline).toBeCloseTo(to - from - known, 3)
+      expect(group!.placed).toBe(expected.placed)
+      expect(group!.missed).toBe(expected.missed)
+    }
+  })
+
   it('adds the last state’s open interval up to now', async () => {
     const from = base + 2 * DAY - 2 * H
     const before = Date.now() / 1000
@@ -90,6 +116,11 @@ describe.each(DIALECTS)('production figures read back from what was ingested (§
     const upper = reference(from, after).seconds[last.state]!
     expect(body.seconds[last.state]).toBeGreaterThanOrEqual(lower - 1e-3)
     expect(body.seconds[last.state]).toBeLessThanOrEqual(upper + 1e-3)
+    // The fleet query adds the same open interval.
+    const fleet = await gw.app.inject({ method: 'GET', url: `/api/v1/production?from=${from}&to=${before + DAY}`, headers: { authorization: await gw.auth('root') } })
+    const [group] = fleet.json().groups as { seconds: Record<string, number> }[]
+    expect(group!.seconds[last.state]).toBeGreaterThanOrEqual(lower - 1e-3)
+    expect(group!.seconds[last.state]).toBeLessThanOrEqual(reference(from, Date.now() / 1000).seconds[last.state]! + 1e-3)
   })
 
   it('splits the same figures into day buckets', async () => {

@@ -62,6 +62,9 @@ describe.each(DIALECTS)('running totals of the hourly figures (§16 fleet query)
     }
   })
 
+  /** A window of whole hours only, with nothing open in it: the running totals alone answer it. */
+  const wholeHours = (start: number, end: number) => ({ whole: { start, end }, raw: [], covered: { start, end }, span: end - start, now: start })
+
   it('answer any range of whole hours as the difference of two rows per machine, read for every machine in one statement', async () => {
     const repo = new ProductionRepository(storage)
     const rows = await hourlyRows('rt-a')
@@ -72,7 +75,7 @@ describe.each(DIALECTS)('running totals of the hourly figures (§16 fleet query)
       [rows[5]!.hour_start, rows[5]!.hour_start + HOUR],
       [rows[0]!.hour_start - 10 * DAY, rows[0]!.hour_start],
     ] as [number, number][]) {
-      const [machine] = (await repo.fleetMachines(scope, undefined, { start: a, end: b })).filter((r) => r.device_id === 'rt-a')
+      const [machine] = (await repo.fleetGroups(scope, undefined, wholeHours(a, b))).filter((r) => r.key === 'rt-a')
       const inRange = rows.filter((r) => r.hour_start >= a && r.hour_start < b)
       expect(machine!.placed, `[${a}, ${b})`).toBe(inRange.reduce((n, r) => n + Number(r.placed), 0))
       expect(machine!.seconds.productive).toBeCloseTo(
@@ -81,8 +84,9 @@ describe.each(DIALECTS)('running totals of the hourly figures (§16 fleet query)
       )
     }
     // By machine id as well as by condition; a machine without figures has zeros.
-    expect((await repo.fleetMachines({ deviceId: 'rt-b' }, undefined, { start: rows[0]!.hour_start, end: rows.at(-1)!.hour_start + HOUR })).map((r) => r.device_id)).toEqual(['rt-b'])
+    const all = wholeHours(rows[0]!.hour_start, rows.at(-1)!.hour_start + HOUR)
+    expect((await repo.fleetGroups({ deviceId: 'rt-b' }, undefined, all)).map((r) => r.key)).toEqual(['rt-b'])
     await addMachine(storage, 'rt-none')
-    expect((await repo.fleetMachines({ deviceId: 'rt-none' }, undefined, { start: rows[0]!.hour_start, end: rows.at(-1)!.hour_start + HOUR }))[0]).toMatchObject({ placed: 0, missed: 0, label: null })
+    expect(await repo.fleetGroups({ deviceId: 'rt-none' }, 'line', all)).toMatchObject([{ key: null, devices: 1, placed: 0, missed: 0 }])
   })
 })
