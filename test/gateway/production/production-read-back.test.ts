@@ -7,6 +7,13 @@ import { insertMachine } from './production-rows.js'
 const STATES = ['productive', 'standby', 'engineering', 'scheduled_down', 'unscheduled_down', 'non_scheduled'] as const
 const H = 3600
 const DAY = 86400
+/** Windows as offsets from the first event: within an hour, across hours, across a whole UTC day, from before the first event. */
+const WINDOWS: [string, number, number][] = [
+  ['within one hour', 2 * H + 100.25, 2 * H + 1900.5],
+  ['across hours, no whole day', 1000.5, DAY + 5000.25],
+  ['across a whole UTC day', -3000, 2 * DAY - 10],
+  ['from before the first event', -DAY, DAY],
+]
 
 /**
  * What the ingest side stores (through its own store: raw events, state sequence, rollups) read
@@ -62,12 +69,7 @@ describe.each(DIALECTS)('production figures read back from what was ingested (§
     return res.json()
   }
 
-  it.each([
-    ['within one hour', 2 * H + 100.25, 2 * H + 1900.5],
-    ['across hours, no whole day', 1000.5, DAY + 5000.25],
-    ['across a whole UTC day', -3000, 2 * DAY - 10],
-    ['from before the first event', -DAY, DAY],
-  ])('%s', async (_name, fromOffset, toOffset) => {
+  it.each(WINDOWS)('%s', async (_name, fromOffset, toOffset) => {
     const from = base + fromOffset
     const to = base + toOffset
     const expected = reference(from, to)
@@ -80,12 +82,7 @@ describe.each(DIALECTS)('production figures read back from what was ingested (§
     expect(body.feeders.reduce((n: number, f: { placed: number }) => n + f.placed, 0)).toBe(expected.placed)
   })
 
-  it.each([
-    ['within one hour', 2 * H + 100.25, 2 * H + 1900.5],
-    ['across hours, no whole day', 1000.5, DAY + 5000.25],
-    ['across a whole UTC day', -3000, 2 * DAY - 10],
-    ['from before the first event', -DAY, DAY],
-  ])('the fleet query adds up the same figures %s, by machine and by label', async (_name, fromOffset, toOffset) => {
+  it.each(WINDOWS)('the fleet query adds up the same figures %s, by machine and by label', async (_name, fromOffset, toOffset) => {
     const from = base + fromOffset
     const to = base + toOffset
     const expected = reference(from, to)
