@@ -62,6 +62,22 @@ type Rollup = { table: 'production_hourly'; startColumn: 'hour_start' } | { tabl
 export const HOURLY: Rollup = { table: 'production_hourly', startColumn: 'hour_start' }
 export const DAILY: Rollup = { table: 'production_daily', startColumn: 'day_start' }
 
+/**
+ * A window that reaches now has as its last raw edge the hour under way, [its start, now). Its
+ * hourly row holds every event of that hour (the ingest keeps it in the same transaction as the
+ * events), so that hour is read whole from the running totals, less what lies after now (`ahead`:
+ * events may be up to 5 minutes ahead), instead of summing its raw events: a fleet's hour of
+ * placements is 100,000 rows and more.
+ */
+function withHourUnderWay(window: FleetWindow): { whole: Range | undefined; raw: readonly Range[]; ahead?: Range } {
+  const last = window.raw.at(-1)
+  const underWay = last !== undefined && last.end === window.now && last.start % HOUR_SECONDS === 0 && (window.whole === undefined || window.whole.end === last.start)
+  if (!underWay) return window
+  const hourEnd = last.start + HOUR_SECONDS
+  return { whole: { start: window.whole?.start ?? last.start, end: hourEnd }, raw: window.raw.slice(0, -1), ahead: { start: window.now, end: hourEnd } }
+}
+const HOUR_SECONDS = 3600
+
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
 /**
@@ -123,10 +139,13 @@ export class ProductionRepository {
     const [greatest, least] = postgres ? ['greatest', 'least'] : ['max', 'min']
     const n = (value: number) => sql`cast(${value} as double precision)`
     const clamped = (expression: RawBuilder<unknown>) => sql`${sql.raw(greatest)}(0, ${expression})`
-    const machines = this.machinesQuery(scope, labelKey, window.whole).clearOrderBy()
-    // Closed intervals inside each raw edge, clipped to it; the newest interval of a machine is still open.
-    const clipped = window.raw.map(
-      (range) => sql`select device_id, state, ${clamped(sql`${sql.raw(least)}(next_ts, ${n(range.end)}) - ${sql.raw(greatest)}(ts, ${n(range.start)})`)} as seconds
+    const { whole, raw, ahead } = withHourUnderWay(window)
+    const machines = this.machinesQuery(scope, labelKey, whole).clearOrderBy()
+    // Closed intervals inside each raw edge, clipped to it (the newest interval of a machine is
+    // still open), and those after now in the hour under way, to subtract.
+    const edges = [...raw.map((range) => ({ range, sign: sql`` })), ...(ahead ? [{ range: ahead, sign: sql`-` }] : [])]
+    const clipped = edges.map(
+      ({ range, sign }) => sql`select device_id, state, ${sign}${clamped(sql`${sql.raw(least)}(next_ts, ${n(range.end)}) - ${sql.raw(greatest)}(ts, ${n(range.start)})`)} as seconds
         from ${this.stateIntervalsQuery(scope, range)} as edge where next_ts is not null`,
     )
     const intervals =
@@ -134,11 +153,13 @@ export class ProductionRepository {
         ? sql`select cast(null as text) as device_id, ${sql.join(E10_STATES.map((state) => sql`0 as ${sql.ref(`s_${state}`)}`))} where 1 = 0`
         : sql`select device_id, ${sql.join(E10_STATES.map((state) => sql`sum(case when state = ${state} then seconds else 0 end) as ${sql.ref(`s_${state}`)}`))}
             from (${sql.join(clipped, sql` union all `)}) as clipped group by device_id`
+    // Placements of the raw edges, less those after now in the hour under way (all of them at or after now).
+    const signed = (column: string) => (ahead ? sql`sum(case when ts >= ${n(ahead.start)} then -${sql.ref(column)} else ${sql.ref(column)} end)` : sql`sum(${sql.ref(column)})`)
     const placements =
-      window.raw.length === 0
+      edges.length === 0
         ? sql`select cast(null as text) as device_id, 0 as placed, 0 as missed where 1 = 0`
-        : sql`select device_id, sum(placed) as placed, sum(missed) as missed from production_events
-            where ${this.scopeSql('device_id', scope)} and kind = 'placements' and (${this.rangesSql('ts', window.raw)}) group by device_id`
+        : sql`select device_id, ${signed('placed')} as placed, ${signed('missed')} as missed from production_events
+            where ${this.scopeSql('device_id', scope)} and kind = 'placements' and (${this.rangesSql('ts', edges.map((e) => e.range))}) group by device_id`
     const openEnd = Math.min(window.covered.end, window.now)
     const stateColumns = E10_STATES.map(
       (state) => sql`m.${sql.ref(`s_${state}`)} + coalesce(iv.${sql.ref(`s_${state}`)}, 0) + case when cur.state = ${state} then cur.open_seconds else 0 end as ${sql.ref(`s_${state}`)}`,

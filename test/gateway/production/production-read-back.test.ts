@@ -133,3 +133,69 @@ describe.each(DIALECTS)('production figures read back from what was ingested (§
     expect(buckets.reduce((n, b) => n + b.placed, 0)).toBe(reference(from, to).placed)
   })
 })
+
+/**
+ * A window that reaches now reads the hour under way from its hourly row, less what lies after
+ * now: machines may report up to 5 minutes ahead. The fleet query must count neither the
+ * placements nor the state time after now that the hourly row already holds.
+ */
+describe.each(DIALECTS)('the fleet query over the hour under way (§16) on %s', (dialect) => {
+  let gw: GatewayApp
+  const now = Date.now() / 1000
+  const hour = Math.floor(now / H) * H
+  const inside = hour + (now - hour) / 2
+  const states = [
+    { ts: hour - 1800, state: 'standby' },
+    { ts: inside, state: 'productive' },
+    { ts: now + 120, state: 'unscheduled_down' },
+  ]
+  const placements = [
+    { ts: hour - 600, placed: 500, missed: 5 },
+    { ts: inside + 0.5, placed: 300, missed: 3 },
+    { ts: now + 60, placed: 77, missed: 7 },
+  ]
+
+  beforeAll(async () => {
+    gw = await startGatewayApp(dialect)
+    await insertMachine(gw.storage.db, 'uw-1', 3000)
+    const events = [
+      ...states.map((s, i) => ({ id: `s-${i}`, ts: s.ts, kind: 'state', state: s.state })),
+      ...placements.map((p, i) => ({ id: `p-${i}`, ts: p.ts, kind: 'placements', placed: p.placed, missed: p.missed })),
+    ]
+    const stored = await new ProductionStore(gw.storage).storeFrame('uw-1', events as never)
+    expect(stored.rejected).toEqual([])
+  })
+  afterAll(async () => {
+    await gw?.close()
+  })
+
+  /** Seconds per state over [from, to) straight from the events. */
+  function seconds(from: number, to: number): Record<string, number> {
+    const out: Record<string, number> = Object.fromEntries(STATES.map((s) => [s, 0]))
+    states.forEach((s, i) => {
+      const end = states[i + 1]?.ts ?? Infinity
+      out[s.state]! += Math.max(0, Math.min(end, to) - Math.max(s.ts, from))
+    })
+    return out
+  }
+
+  it.each([
+    ['from two hours back', -2 * H],
+    ['from the hour’s start', 0],
+  ])('%s', async (_name, fromOffset) => {
+    const from = hour + fromOffset
+    const before = Date.now() / 1000
+    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/production?from=${from}&to=${now + DAY}`, headers: { authorization: await gw.auth('root') } })
+    const after = Date.now() / 1000
+    expect(res.statusCode, res.body).toBe(200)
+    const [group] = res.json().groups as { key: string; placed: number; missed: number; seconds: Record<string, number> }[]
+    expect(group!.key).toBe('uw-1')
+    const counted = placements.filter((p) => p.ts >= from && p.ts < before)
+    expect(group!.placed).toBe(counted.reduce((n, p) => n + p.placed, 0))
+    expect(group!.missed).toBe(counted.reduce((n, p) => n + p.missed, 0))
+    for (const state of STATES) {
+      expect(group!.seconds[state], state).toBeGreaterThanOrEqual(seconds(from, before)[state]! - 1e-3)
+      expect(group!.seconds[state], state).toBeLessThanOrEqual(seconds(from, after)[state]! + 1e-3)
+    }
+  })
+})
