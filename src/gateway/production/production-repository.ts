@@ -63,18 +63,18 @@ export const HOURLY: Rollup = { table: 'production_hourly', startColumn: 'hour_s
 export const DAILY: Rollup = { table: 'production_daily', startColumn: 'day_start' }
 
 /**
- * A window that reaches now has as its last raw edge the hour under way, [its start, now). Its
- * hourly row holds every event of that hour (the ingest keeps it in the same transaction as the
- * events), so that hour is read whole from the running totals, less what lies after now (`ahead`:
- * events may be up to 5 minutes ahead), instead of summing its raw events: a fleet's hour of
- * placements is 100,000 rows and more.
+ * A window whose last raw edge is in the hour under way, [its start, end): that hour's row holds
+ * every event of the hour (the ingest keeps it in the same transaction as the events), so the
+ * edge is read from the running totals as the whole hour, less what lies after `end` in it
+ * (`ahead`: the minutes between the window's end and now, and events up to 5 minutes ahead),
+ * instead of summing its raw events: a fleet's hour of placements is 100,000 rows and more.
  */
 function withHourUnderWay(window: FleetWindow): { whole: Range | undefined; raw: readonly Range[]; ahead?: Range } {
   const last = window.raw.at(-1)
-  const underWay = last !== undefined && last.end === window.now && last.start % HOUR_SECONDS === 0 && (window.whole === undefined || window.whole.end === last.start)
-  if (!underWay) return window
+  const hourUnderWay = Math.floor(window.now / HOUR_SECONDS) * HOUR_SECONDS
+  if (last === undefined || last.start !== hourUnderWay || (window.whole !== undefined && window.whole.end !== last.start)) return window
   const hourEnd = last.start + HOUR_SECONDS
-  return { whole: { start: window.whole?.start ?? last.start, end: hourEnd }, raw: window.raw.slice(0, -1), ahead: { start: window.now, end: hourEnd } }
+  return { whole: { start: window.whole?.start ?? last.start, end: hourEnd }, raw: window.raw.slice(0, -1), ahead: { start: last.end, end: hourEnd } }
 }
 const HOUR_SECONDS = 3600
 
@@ -142,7 +142,7 @@ export class ProductionRepository {
     const { whole, raw, ahead } = withHourUnderWay(window)
     const machines = this.machinesQuery(scope, labelKey, whole).clearOrderBy()
     // Closed intervals inside each raw edge, clipped to it (the newest interval of a machine is
-    // still open), and those after now in the hour under way, to subtract.
+    // still open), and those of the hour under way after the window's end, to subtract.
     const edges = [...raw.map((range) => ({ range, sign: sql`` })), ...(ahead ? [{ range: ahead, sign: sql`-` }] : [])]
     const clipped = edges.map(
       ({ range, sign }) => sql`select device_id, state, ${sign}${clamped(sql`${sql.raw(least)}(next_ts, ${n(range.end)}) - ${sql.raw(greatest)}(ts, ${n(range.start)})`)} as seconds
@@ -153,7 +153,7 @@ export class ProductionRepository {
         ? sql`select cast(null as text) as device_id, ${sql.join(E10_STATES.map((state) => sql`0 as ${sql.ref(`s_${state}`)}`))} where 1 = 0`
         : sql`select device_id, ${sql.join(E10_STATES.map((state) => sql`sum(case when state = ${state} then seconds else 0 end) as ${sql.ref(`s_${state}`)}`))}
             from (${sql.join(clipped, sql` union all `)}) as clipped group by device_id`
-    // Placements of the raw edges, less those after now in the hour under way (all of them at or after now).
+    // Placements of the raw edges, less those of the hour under way after the window's end.
     const signed = (column: string) => (ahead ? sql`sum(case when ts >= ${n(ahead.start)} then -${sql.ref(column)} else ${sql.ref(column)} end)` : sql`sum(${sql.ref(column)})`)
     const placements =
       edges.length === 0

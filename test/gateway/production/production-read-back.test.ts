@@ -180,13 +180,14 @@ describe.each(DIALECTS)('the fleet query over the hour under way (§16) on %s', 
   }
 
   it.each([
-    ['from two hours back', -2 * H],
-    ['from the hour’s start', 0],
-  ])('%s', async (_name, fromOffset) => {
+    ['from two hours back to now', -2 * H, undefined],
+    ['from the hour’s start to now', 0, undefined],
+    ['from two hours back to a second after the hour’s placements, before now', -2 * H, 1],
+  ])('%s', async (_name, fromOffset, endAfterInside) => {
     const from = hour + fromOffset
-    const before = Date.now() / 1000
-    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/production?from=${from}&to=${now + DAY}`, headers: { authorization: await gw.auth('root') } })
-    const after = Date.now() / 1000
+    const to = endAfterInside === undefined ? now + DAY : inside + endAfterInside
+    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/production?from=${from}&to=${to}`, headers: { authorization: await gw.auth('root') } })
+    const [before, after] = endAfterInside === undefined ? [now, Date.now() / 1000] : [to, to]
     expect(res.statusCode, res.body).toBe(200)
     const [group] = res.json().groups as { key: string; placed: number; missed: number; seconds: Record<string, number> }[]
     expect(group!.key).toBe('uw-1')
