@@ -4,7 +4,7 @@
  * The read side of contract §16 at fleet size, on SQLite (a temporary file) and PostgreSQL (a
  * scratch database): `--machines` machines (20 lines, a rated CPH on most) with `--days` of hourly
  * and daily figures (with the hourly running totals) loaded straight into `production_hourly` and
- * `production_daily`, the hour under way as raw events and current states, then VACUUM ANALYZE
+ * `production_daily`, the hour under way as raw events, current states and its hourly row, then VACUUM ANALYZE
  * and a checkpoint, as a database that took 90 days to
  * fill would be. Then `fleetgate serve` starts in its own process, as deployed; every figure is
  * real HTTP requests to it, one at a time, from a client in a child process (bench-load.ts), so
