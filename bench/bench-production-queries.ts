@@ -4,10 +4,10 @@
  * The read side of contract §16 at fleet size, on SQLite (a temporary file) and PostgreSQL (a
  * scratch database): `--machines` machines (20 lines, a rated CPH on most) with `--days` of hourly
  * and daily figures (with the hourly running totals) loaded straight into `production_hourly` and
- * `production_daily`, the hour under way as raw events, current states and its hourly row, then VACUUM ANALYZE
- * and a checkpoint, as a database that took 90 days to
- * fill would be. Then `fleetgate serve` starts in its own process, as deployed; every figure is
- * real HTTP requests to it, one at a time, from a client in a child process (bench-load.ts), so
+ * `production_daily`, the hour under way as raw events, current states and its hourly row, then
+ * VACUUM ANALYZE and a checkpoint, as a database that took 90 days to fill would be. Then
+ * `fleetgate serve` starts in its own process, as deployed; every figure is real HTTP requests
+ * to it, one at a time, from a client in a child process (bench-load.ts), so
  * neither the load nor the client's work (reading a 386 KB series) is the server's. A figure
  * takes enough requests for its p99 to be a percentile, not the slowest one (100 for the fleet
  * query, 1,000 for one machine), after 50 untimed; each is printed with its p50, p99 and slowest
@@ -113,8 +113,9 @@ async function seed(storage: Storage, machines: number, firstHour: number, lastH
 
 /**
  * The hour under way, as a producing fleet has it: every machine productive since its start (a
- * state row and its current state, whose open interval runs to now) and a placements event
- * every 5 minutes so far. Every window then has a raw edge with rows to read, for every machine.
+ * state row and its current state, whose open interval runs to now), a placements event every 5
+ * minutes so far, and the hour's row the ingest keeps with them. Every window then has an edge
+ * with rows to read, for every machine.
  */
 async function seedCurrentHour(storage: Storage, hourStart: number): Promise<void> {
   const now = Date.now() / 1000

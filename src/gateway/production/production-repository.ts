@@ -5,6 +5,7 @@ import type { Db, Storage } from '../../storage/storage.js'
 import type { ProductionTables } from '../../storage/tables/production-tables.js'
 import type { DevicesCondition } from '../labels/selector/selector-sql.js'
 import { E10_STATES, sixOf, type E10State, type GroupSums } from './production-figures.js'
+import { HOUR } from './window-plan.js'
 
 /** Which machines a read covers: one by id, or those matching a condition on `devices`. */
 export type MachineScope = { deviceId: string } | { where: DevicesCondition }
@@ -71,12 +72,11 @@ export const DAILY: Rollup = { table: 'production_daily', startColumn: 'day_star
  */
 function withHourUnderWay(window: FleetWindow): { whole: Range | undefined; raw: readonly Range[]; ahead?: Range } {
   const last = window.raw.at(-1)
-  const hourUnderWay = Math.floor(window.now / HOUR_SECONDS) * HOUR_SECONDS
+  const hourUnderWay = Math.floor(window.now / HOUR) * HOUR
   if (last === undefined || last.start !== hourUnderWay || (window.whole !== undefined && window.whole.end !== last.start)) return window
-  const hourEnd = last.start + HOUR_SECONDS
+  const hourEnd = last.start + HOUR
   return { whole: { start: window.whole?.start ?? last.start, end: hourEnd }, raw: window.raw.slice(0, -1), ahead: { start: last.end, end: hourEnd } }
 }
-const HOUR_SECONDS = 3600
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
