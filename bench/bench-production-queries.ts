@@ -174,7 +174,7 @@ const line = (what: string, value: Latency, target: string, baseline: string, ra
 /** The plan of the fleet query's statement: the groups' sums of every machine's over the window (PostgreSQL). */
 async function explainFleet(storage: Storage, from: number, to: number): Promise<void> {
   const [first, last] = [Math.ceil(from / HOUR) * HOUR, Math.floor(to / HOUR) * HOUR]
-  const window = { whole: { start: first, end: last }, raw: [{ start: from, end: first }, { start: last, end: to }], covered: { start: from, end: to }, span: to - from, now: to }
+  const window = { whole: { start: first, end: last }, raw: [{ start: from, end: first }, { start: last, end: to }], covered: { start: from, end: to }, now: to }
   const { sql: text, parameters } = new ProductionRepository(storage).fleetGroupsStatement({ where: (eb) => eb.and([]) }, 'line', window).compile(storage.db)
   const { rows } = await storage.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers off, costs off) ${text}`, [...parameters]))
   console.log("  plan, the fleet query's statement:")

@@ -142,9 +142,6 @@ export function groupFiguresOf(sums: GroupSums): GroupFigures {
   return { devices, seconds, placed, missed, cph, availability, performance, quality: q, oee: oee(availability, performance, q) }
 }
 
-/** A group's figures from its machines' sums. */
-export const groupFigures = (members: readonly MachineSums[]): GroupFigures => groupFiguresOf(sumGroup(members))
-
 /** Placed and missed of one feeder or nozzle. */
 export interface PartCounts {
   name: string

@@ -172,7 +172,7 @@ export class ProductionReader {
     const [whole, ...more] = mergedRanges(plan.segments.filter((s) => s.source !== 'raw'))
     if (more.length > 0) throw new Error(`window ${from}–${to}: its whole hours are not one range`)
     const raw = plan.segments.filter((s) => s.source === 'raw').map((s) => ({ start: s.start, end: s.end }))
-    const groups = await this.repo.fleetGroups(scope, groupBy.kind === 'label' ? groupBy.key : undefined, { whole, raw, covered: plan.covered, span: plan.span, now })
+    const groups = await this.repo.fleetGroups(scope, groupBy.kind === 'label' ? groupBy.key : undefined, { whole, raw, covered: plan.covered, now })
     groups.sort((a, b) => (a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     const total = groups.reduce<GroupSums>(addGroupSums, sumGroup([]))
     return { groups: groups.map(({ key, ...sums }) => ({ key, ...groupFiguresOf(sums) })), total: groupFiguresOf(total) }

@@ -23,12 +23,11 @@ export interface RollupRow {
   nozzles: string
 }
 
-/** A fleet query's window: its whole hours (read from the running totals), its raw edges, the part of it before now and its span. */
+/** A fleet query's window: its whole hours (read from the running totals), its raw edges, and the part of it before now. */
 export interface FleetWindow {
   whole: Range | undefined
   raw: readonly Range[]
   covered: Range
-  span: number
   now: number
 }
 
@@ -176,7 +175,7 @@ export class ProductionRepository {
             m.placed + coalesce(ps.placed, 0) as placed, m.missed + coalesce(ps.missed, 0) as missed
           from m left join iv on iv.device_id = m.device_id left join ps on ps.device_id = m.device_id left join cur on cur.device_id = m.device_id)
       select group_key, count(*) as devices, ${sql.join(E10_STATES.map((state) => sql`sum(${sql.ref(`s_${state}`)}) as ${sql.ref(`s_${state}`)}`))},
-        sum(${clamped(sql`${n(window.span)} - (${known})`)}) as s_offline, sum(placed) as placed, sum(missed) as missed,
+        sum(${clamped(sql`${n(Math.max(0, window.covered.end - window.covered.start))} - (${known})`)}) as s_offline, sum(placed) as placed, sum(missed) as missed,
         sum(case when rated_cph is null then 0 else placed end) as rated_placed, sum(coalesce(rated_cph, 0) * s_productive) as rated_seconds
       from per group by group_key`
   }

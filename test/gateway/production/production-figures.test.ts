@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { groupFigures, machineRatios, missRate, rankedParts, withOffline, zeroSeconds, type MachineSums } from '../../../src/gateway/production/production-figures.js'
+import { groupFiguresOf, machineRatios, missRate, rankedParts, sumGroup, withOffline, zeroSeconds, type MachineSums } from '../../../src/gateway/production/production-figures.js'
+
+/** A group's figures from its machines, as the fleet query's sums give them. */
+const groupFigures = (members: readonly MachineSums[]) => groupFiguresOf(sumGroup(members))
 
 const seconds = (s: Partial<ReturnType<typeof zeroSeconds>>) => ({ ...zeroSeconds(), ...s })
 

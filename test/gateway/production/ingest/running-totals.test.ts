@@ -63,7 +63,7 @@ describe.each(DIALECTS)('running totals of the hourly figures (§16 fleet query)
   })
 
   /** A window of whole hours only, with nothing open in it: the running totals alone answer it. */
-  const wholeHours = (start: number, end: number) => ({ whole: { start, end }, raw: [], covered: { start, end }, span: end - start, now: start })
+  const wholeHours = (start: number, end: number) => ({ whole: { start, end }, raw: [], covered: { start, end }, now: start })
 
   it('answer any range of whole hours as the difference of two rows per machine, read for every machine in one statement', async () => {
     const repo = new ProductionRepository(storage)
