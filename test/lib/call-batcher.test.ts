@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CallBatcher, CallExpired } from '../../src/lib/call-batcher.js'
 
 /** A backend that records each batch it gets and answers when the test says. */
@@ -105,5 +105,60 @@ describe('CallBatcher', () => {
       { inputs: [1], deadline: Infinity },
       { inputs: [3, 4], deadline: now + 60_000 },
     ])
+  })
+
+  describe('with a linger', () => {
+    afterEach(() => vi.useRealTimers())
+    const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] })
+
+    it('waits up to lingerMs after its oldest call for more, then sends what came as one batch', async () => {
+      fakeClock()
+      const backend = recordingBackend()
+      const batcher = new CallBatcher(backend.run, { maxBatch: 100, concurrency: 1, lingerMs: 50 })
+      const answers = [batcher.call(1)]
+      await vi.advanceTimersByTimeAsync(20)
+      answers.push(batcher.call(2))
+      await vi.advanceTimersByTimeAsync(29)
+      answers.push(batcher.call(3))
+      expect(backend.batches).toEqual([])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(backend.batches).toEqual([[1, 2, 3]])
+      backend.finishers[0]!()
+      expect(await Promise.all(answers)).toEqual([10, 20, 30])
+    })
+
+    it('starts a batch at once when it is full, and the rest waits out its own linger', async () => {
+      fakeClock()
+      const backend = recordingBackend()
+      const batcher = new CallBatcher(backend.run, { maxBatch: 2, concurrency: 2, lingerMs: 50 })
+      const answers = [batcher.call(1)]
+      await vi.advanceTimersByTimeAsync(10)
+      answers.push(batcher.call(2), batcher.call(3))
+      await vi.advanceTimersByTimeAsync(0)
+      expect(backend.batches).toEqual([[1, 2]])
+      await vi.advanceTimersByTimeAsync(49)
+      expect(backend.batches).toEqual([[1, 2]])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(backend.batches).toEqual([[1, 2], [3]])
+      for (const finish of backend.finishers) finish()
+      expect(await Promise.all(answers)).toEqual([10, 20, 30])
+    })
+
+    it('sends the calls that lingered long enough behind a running batch as soon as it ends', async () => {
+      fakeClock()
+      const backend = recordingBackend()
+      const batcher = new CallBatcher(backend.run, { maxBatch: 100, concurrency: 1, lingerMs: 50 })
+      const first = batcher.call(1)
+      await vi.advanceTimersByTimeAsync(50)
+      expect(backend.batches).toEqual([[1]])
+      const later = [batcher.call(2), batcher.call(3)]
+      await vi.advanceTimersByTimeAsync(100)
+      expect(backend.batches).toEqual([[1]])
+      backend.finishers[0]!()
+      await vi.advanceTimersByTimeAsync(0)
+      expect(backend.batches).toEqual([[1], [2, 3]])
+      backend.finishers[1]!()
+      expect(await Promise.all([first, ...later])).toEqual([10, 20, 30])
+    })
   })
 })
