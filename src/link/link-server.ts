@@ -49,11 +49,13 @@ const CLAIM_COMMIT_GRACE_MS = 2000
  */
 const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2, lingerMs: 20 }
 /**
- * The fence check reads the claims made since its previous pass began, plus this much: claims are
- * stamped with the database's clock when their statement runs, so one committed up to this long
- * after it was stamped is still seen.
+ * The fence check reads the claims made since its previous pass began, plus an overlap: claims
+ * are stamped with the database's clock when their statement runs and commit after it, so the
+ * overlap is the longest a claim's statement may run (claimTimeoutMs) plus this margin for its
+ * commit. It was a flat 30 s: every instance then read each claim of a fleet re-linking about
+ * four times (10 s passes), the largest statement cost of a 100,000-link registration.
  */
-export const FENCE_CHECK_OVERLAP_S = 30
+export const FENCE_CHECK_COMMIT_MARGIN_S = 10
 
 /** The socket side of the device link (contract §4): admission, registration, fencing, shutdown. */
 export class LinkServer {
@@ -276,11 +278,14 @@ export class LinkServer {
    * Backstop for a lost announcement: every link here whose generation was passed in the
    * database closes. Only the claims made since the previous pass (less an overlap) are read,
    * so an idle fleet costs one indexed query that finds nothing; a link registered here was
-   * claimed after this server started, and so was any claim that passed it.
+   * claimed after this server started, and so was any claim that passed it. Claims whose device
+   * still names this instance as its holder are left out: the registration that made such a
+   * claim here replaces the older link here itself.
    */
   async checkFences(): Promise<void> {
     const started = performance.now()
-    const claimed = await this.deps.store.claimedWithin((started - this.fencesCheckedAt) / 1000 + FENCE_CHECK_OVERLAP_S)
+    const overlap = this.deps.options.claimTimeoutMs / 1000 + FENCE_CHECK_COMMIT_MARGIN_S
+    const claimed = await this.deps.store.claimedWithin((started - this.fencesCheckedAt) / 1000 + overlap, this.deps.bus.instanceId)
     this.fencesCheckedAt = started
     for (const [deviceId, generation] of claimed) {
       const link = this.deps.registry.get(deviceId)

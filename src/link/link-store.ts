@@ -34,9 +34,10 @@ export interface LinkStore {
   generations(deviceIds: readonly string[]): Promise<Map<string, number>>
   /**
    * The current fencing generation of every device whose link was claimed in the last `seconds`,
-   * by the database's clock (claims are stamped with it, whichever instance made them).
+   * by the database's clock (claims are stamped with it, whichever instance made them), unless
+   * its record still names `holder` as the instance holding its link.
    */
-  claimedWithin(seconds: number): Promise<Map<string, number>>
+  claimedWithin(seconds: number, holder: string): Promise<Map<string, number>>
   /** Writes the latest heartbeat of each link (the caller throttles). */
   saveStatus(links: readonly DeviceLink[]): Promise<void>
   /** Writes each link's last heartbeat and clears the holder, unless a newer link took the record. */

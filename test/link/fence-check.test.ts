@@ -23,4 +23,15 @@ describe.each(DIALECTS)('the link fence check on %s', (dialect) => {
     expect(kept.socket.readyState).toBe(kept.socket.OPEN)
     await kept.close()
   })
+
+  it('closes the link too when the other instance\'s link was already closed again, its record naming no holder', async () => {
+    const deviceId = uniqueDeviceId()
+    const stale = await RawDevice.link(gw.linkUrl, { device_id: deviceId })
+    await gw.storage.db.transaction().execute(async (trx) => {
+      const repository = new DeviceRepository({ ...gw.storage, db: trx })
+      expect(await repository.claim({ linkId: 'link-gone', deviceId, hostname: 'h', ip: '10.0.0.9', version: '1' }, Date.now() / 1000, 'instance-elsewhere')).toBe(2)
+      await trx.updateTable('devices').set({ link_instance: null, link_id: null }).where('device_id', '=', deviceId).execute()
+    })
+    expect((await stale.closed).code).toBe(4409)
+  })
 })

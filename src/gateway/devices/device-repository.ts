@@ -218,8 +218,14 @@ export class DeviceRepository implements LinkStore {
     return result
   }
 
-  async claimedWithin(seconds: number): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('devices').select(['device_id', 'link_generation']).where('link_claimed_at', '>=', this.clock.shifted(-seconds)).execute()
+  async claimedWithin(seconds: number, holder: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('devices')
+      .select(['device_id', 'link_generation'])
+      .where('link_claimed_at', '>=', this.clock.shifted(-seconds))
+      // A record whose link was closed since names no holder: it is read too.
+      .where((eb) => eb.or([eb('link_instance', 'is', null), eb('link_instance', '<>', holder)]))
+      .execute()
     return new Map(rows.map((row) => [row.device_id, Number(row.link_generation)]))
   }
 
