@@ -21,6 +21,7 @@ import { productionRunningTotals } from './0018-production-running-totals.js'
 import { productionEventsOneTimeIndex } from './0019-production-events-one-time-index.js'
 import { windowTallies } from './0020-window-tallies.js'
 import { deviceTallies } from './0021-device-tallies.js'
+import { deviceRowRoom } from './0022-device-row-room.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -45,6 +46,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0019-production-events-one-time-index': productionEventsOneTimeIndex,
   '0020-window-tallies': windowTallies,
   '0021-device-tallies': deviceTallies,
+  '0022-device-row-room': deviceRowRoom,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {
