@@ -157,11 +157,7 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     skipLocked: dialect === 'postgres',
     rowId: dialect === 'postgres' ? 'ctid' : 'rowid',
     clock: databaseClock(dialect),
-    bounded: (ms, fn) =>
-      db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres') await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.ceil(ms)))}, true)`.execute(trx)
-        return fn(trx)
-      }),
+    bounded: dialect === 'postgres' ? (ms, fn) => boundedOnPostgres(db, ms, fn) : (_ms, fn) => db.transaction().execute(fn),
     exclusive: dialect === 'postgres' ? (name, fn) => withAdvisoryLock(db, name, fn) : (_name, fn) => fn(),
     concurrentWriters: dialect === 'postgres' ? PG_WRITERS : 1,
     synchronousWrites: dialect === 'sqlite',
@@ -184,6 +180,31 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
     },
   }
   return storage
+}
+
+/**
+ * BEGIN and the time-out go in one round trip (two statements of one simple-protocol query;
+ * the number is ours, never a caller's text): a claim batch costs three round trips, not the
+ * four that Kysely's transaction plus a `set_config` statement took. `set local` ends with the
+ * transaction, so the pooled connection keeps no time-out.
+ */
+async function boundedOnPostgres<T>(db: Kysely<Database>, ms: number, fn: (trx: Db) => Promise<T>): Promise<T> {
+  if (!Number.isFinite(ms)) throw new StorageError(`a bounded transaction needs a finite time-out, not ${ms}`)
+  const timeoutMs = Math.max(1, Math.ceil(ms))
+  return db.connection().execute(async (conn) => {
+    await sql.raw(`begin; set local statement_timeout = ${timeoutMs}`).execute(conn)
+    let result: T
+    try {
+      result = await fn(conn)
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => undefined)
+      throw error
+    }
+    // COMMIT answers with a ROLLBACK tag when a failed statement that `fn` caught left the transaction aborted.
+    const { rows } = await sql<{ command?: string }>`commit`.execute(conn)
+    if (rows[0]?.command === 'ROLLBACK') throw new StorageError('the bounded transaction was rolled back: one of its statements failed')
+    return result
+  })
 }
 
 /** The lock lives on one pooled connection, held aside while `fn` runs on the others. */
