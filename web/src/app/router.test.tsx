@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react'
+import { render, screen, waitFor } from '@testing-library/react'
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router'
 import { describe, expect, it } from 'vitest'
 import { setupI18n } from '../i18n/i18n'
@@ -43,6 +43,7 @@ describe('page-level rules of the router', () => {
     open(failing, '/machines/pnp-01')
     expect((await screen.findByRole('alert')).textContent).toContain('控制台可能在您打开后已更新')
     screen.getByRole('button', { name: '重新加载' })
-    expect(document.title).toBe('pnp-01 · 机器 · fleetgate')
+    // The title is set by an effect, which may commit after the alert is on screen (a CI run saw it empty).
+    await waitFor(() => expect(document.title).toBe('pnp-01 · 机器 · fleetgate'))
   })
 })
