@@ -52,8 +52,8 @@ const REGISTRATION_BATCHES = { maxBatch: 500, concurrency: 2, lingerMs: 20 }
  * The fence check reads the claims made since its previous pass began, plus an overlap: claims
  * are stamped with the database's clock when their statement runs and commit after it, so the
  * overlap is the longest a claim's statement may run (claimTimeoutMs) plus this margin for its
- * commit. It was a flat 30 s: every instance then read each claim of a fleet re-linking about
- * four times (10 s passes), the largest statement cost of a 100,000-link registration.
+ * commit. A wider overlap makes every instance read each claim of a re-linking fleet once more
+ * per extra pass (docs/coordination.md).
  */
 export const FENCE_CHECK_COMMIT_MARGIN_S = 10
 
