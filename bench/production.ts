@@ -5,13 +5,17 @@
  *   frame → ack p99; `--machines 20 --window 4 --seconds 10`.
  * - `queries` (bench-production-queries.ts): the fleet query, one machine's 24 h and a 30-day
  *   series at fleet size; `--machines 10000 --days 90 --engines sqlite,postgres`.
+ * - `closes` (bench-production-closes.ts): thousands of links closing at once against as many
+ *   state events; `--machines 5000 --rounds 3 --engines sqlite,postgres`.
  */
 import { productionIngest } from './bench-production-ingest.js'
+import { productionCloses } from './bench-production-closes.js'
 import { productionQueries } from './bench-production-queries.js'
 
 const PARTS: Record<string, (args: string[]) => Promise<void>> = {
   ingest: productionIngest,
   queries: productionQueries,
+  closes: productionCloses,
 }
 
 export default async function production(args: string[]): Promise<void> {

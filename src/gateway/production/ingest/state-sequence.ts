@@ -135,13 +135,7 @@ export class StateSequence {
 }
 
 /** The current state of each of `deviceIds` that has one (read in the caller's transaction). */
-async function currentStates(trx: Db, deviceIds: string[]): Promise<Map<string, CurrentState>> {
+export async function currentStates(trx: Db, deviceIds: string[]): Promise<Map<string, CurrentState>> {
   const rows = await trx.selectFrom('production_current').select(['device_id', 'state', 'reason', 'since']).where('device_id', 'in', deviceIds).execute()
   return new Map(rows.map((r) => [r.device_id, { state: r.state, reason: r.reason, since: Number(r.since) }]))
-}
-
-/** The machine's newest state row (read in the caller's transaction). */
-export async function currentState(trx: Db, deviceId: string): Promise<CurrentState | undefined> {
-  const row = await trx.selectFrom('production_current').select(['state', 'reason', 'since']).where('device_id', '=', deviceId).executeTakeFirst()
-  return row && { ...row, since: Number(row.since) }
 }

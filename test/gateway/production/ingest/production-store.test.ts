@@ -83,6 +83,37 @@ describe.each(DIALECTS)('production storage (§16) on %s', (dialect) => {
     expect([...(await storedSeconds(storage, id)).values()].some((s) => 'offline' in s)).toBe(false)
   })
 
+  it('records many links closing at once (an instance stopping): each machine of its current link once, the others untouched', async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => `st-mass-${String(i).padStart(3, '0')}`)
+    for (const id of ids) await addMachine(storage, id)
+    const stale = new Set(ids.filter((_, i) => i % 10 === 3)) // taken over: a newer link was claimed
+    const offlineAlready = new Set(ids.filter((_, i) => i % 10 === 7))
+    await storage.db.updateTable('devices').set({ link_generation: 5 }).where('device_id', 'in', [...stale]).execute()
+    for (const [i, id] of ids.entries()) await store.storeFrame(id, [state(`m${i}`, H + 60 * (i % 50), 'productive')])
+    for (const id of offlineAlready) expect((await store.linkClosed(id, 0))?.state).toBe('offline')
+    const statesBefore = new Map(await Promise.all(ids.map(async (id) => [id, await count('production_states', id)] as const)))
+
+    // Every close at once, and the first machine closed twice: its change is answered once.
+    const results = await Promise.all([...ids.map((id) => store.linkClosed(id, 0)), store.linkClosed(ids[0]!, 0)])
+
+    const closed = ids.filter((id) => !stale.has(id) && !offlineAlready.has(id))
+    expect(closed.length).toBe(120)
+    for (const [i, id] of ids.entries()) {
+      const expectClosed = closed.includes(id)
+      expect(results[i]?.state, id).toBe(expectClosed ? 'offline' : undefined)
+      expect(await count('production_states', id), id).toBe(statesBefore.get(id)! + (expectClosed ? 1 : 0))
+      const current = await storage.db.selectFrom('production_current').select('state').where('device_id', '=', id).executeTakeFirstOrThrow()
+      expect(current.state, id).toBe(stale.has(id) ? 'productive' : 'offline')
+    }
+    expect(results.at(-1)).toBeUndefined()
+    // Each closed machine's productive interval ends at its close: the seconds from its state to the close.
+    for (const [i, id] of ids.entries()) {
+      if (!closed.includes(id)) continue
+      const productive = [...(await storedSeconds(storage, id)).values()].reduce((sum, s) => sum + (s.productive ?? 0), 0)
+      expect(productive, id).toBeCloseTo(results[i]!.since - (H + 60 * (i % 50)), 3)
+    }
+  })
+
   it('counts placements, feeders, nozzles, faults and completed jobs in the hour and day of their ts; jobs in any order', async () => {
     const id = 'st-counts'
     await addMachine(storage, id)
