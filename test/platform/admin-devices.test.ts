@@ -162,6 +162,30 @@ describe.each(DIALECTS)('platform admin API on %s', (dialect) => {
     })
   })
 
+  describe('delete racing telemetry', () => {
+    it('never leaves series or points of a device deleted while its batches arrive (the race, 30 times)', async () => {
+      const db = t.storage.db
+      for (let round = 0; round < 30; round++) {
+        const id = `ad-race-${round}`
+        await t.addDevice(id)
+        const batches = Array.from({ length: 4 }, (_, k) => t.device('POST', `/v1/device/${id}/telemetry/batch`, [{ values: { [`k${k}`]: k } }, { values: { a: round } }]))
+        const [deleted, ...stored] = await Promise.all([t.admin('POST', `/api/admin/device/${id}/delete`), ...batches])
+        expect(deleted!.statusCode).toBe(200)
+        // Each batch was stored before the delete (and deleted with it) or met an unknown device.
+        for (const res of stored) expect([200, 404]).toContain(res.statusCode)
+        const series = await db.selectFrom('platform_telemetry_series').select('series_id').where('device_id', '=', id).execute()
+        expect(series, `round ${round}`).toEqual([])
+      }
+      const orphans = await db
+        .selectFrom('platform_telemetry')
+        .leftJoin('platform_telemetry_series', 'platform_telemetry_series.series_id', 'platform_telemetry.series_id')
+        .select('platform_telemetry.ts')
+        .where('platform_telemetry_series.device_id', 'is', null)
+        .execute()
+      expect(orphans).toEqual([])
+    })
+  })
+
   describe('summary', () => {
     it('counts devices online and offline, commands by state, telemetry and errors of the last 24 h', async () => {
       const before = (await t.admin('GET', '/api/admin/summary')).json()

@@ -77,7 +77,7 @@ describe.each(DIALECTS)('telemetry batches of one event-loop turn on %s', (diale
 
   it('are committed in one transaction when the store gathers the turn (as on SQLite, where a commit never yields)', async () => {
     const { db, count } = counted()
-    const store = new TelemetryStore({ db, rowId: storage.rowId }, { gatherTurn: true })
+    const store = new TelemetryStore({ db, rowId: storage.rowId, dialect: storage.dialect }, { gatherTurn: true })
     const now = Date.now()
     const writes = Array.from({ length: 20 }, (_, i) => store.insert(`turn-${i}`, records(5, now)))
     expect(await Promise.all(writes)).toEqual(Array(20).fill(10))
@@ -87,7 +87,7 @@ describe.each(DIALECTS)('telemetry batches of one event-loop turn on %s', (diale
 
   it('start a writer at once without gathering: the first batch is not held for the others', async () => {
     const { db, count } = counted()
-    const store = new TelemetryStore({ db, rowId: storage.rowId })
+    const store = new TelemetryStore({ db, rowId: storage.rowId, dialect: storage.dialect })
     const now = Date.now()
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.insert(`now-${i}`, records(5, now))))
     expect(count.transactions).toBe(2)

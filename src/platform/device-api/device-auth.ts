@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { AppError } from '../../errors.js'
 import { findDevice } from '../devices/device-store.js'
 import type { DeviceRow } from '../devices/device-record.js'
+import type { DeviceGate } from '../telemetry/telemetry-store.js'
 import { sameDigest, sha256 } from '../../auth/secrets.js'
 
 export const DEVICE_TOKEN_HEADER = 'x-device-token'
@@ -34,12 +35,22 @@ export class DeviceAuth {
     return device
   }
 
-  checkToken(request: FastifyRequest, device: DeviceRow): void {
-    if (!this.tokenRequired) return
+  /** `require`'s decision for a store that reads the device itself, in its write's transaction (see `DeviceGate`). */
+  gate(request: FastifyRequest, deviceId: string): DeviceGate {
+    return (device) => (device ? this.tokenError(request, device) : unknownDevice(deviceId))
+  }
+
+  checkToken(request: FastifyRequest, device: Pick<DeviceRow, 'token_hash'>): void {
+    const error = this.tokenError(request, device)
+    if (error) throw error
+  }
+
+  private tokenError(request: FastifyRequest, device: Pick<DeviceRow, 'token_hash'>): AppError | undefined {
+    if (!this.tokenRequired) return undefined
     const presented = header(request, DEVICE_TOKEN_HEADER)
-    if (presented !== undefined && device.token_hash !== null && sameDigest(sha256(presented), Buffer.from(device.token_hash, 'hex'))) return
-    if (hasConsoleToken(request)) return
-    throw new AppError('unauthorized', presented === undefined ? 'X-Device-Token required' : 'Wrong device token')
+    if (presented !== undefined && device.token_hash !== null && sameDigest(sha256(presented), Buffer.from(device.token_hash, 'hex'))) return undefined
+    if (hasConsoleToken(request)) return undefined
+    return new AppError('unauthorized', presented === undefined ? 'X-Device-Token required' : 'Wrong device token')
   }
 }
 

@@ -108,8 +108,14 @@ export async function countDevices(db: Db, onlineSince: number): Promise<{ total
   return { total, online: Number(online.n) }
 }
 
-/** Removes the device and everything that belongs to it; call inside one transaction. */
+/**
+ * Removes the device and everything that belongs to it; call inside one transaction. The
+ * device's row goes first: a telemetry write holding it (FOR KEY SHARE, see
+ * `TelemetryStore.admit`) commits before this goes on, so its points are deleted here too.
+ */
 export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boolean> {
+  const result = await tx.deleteFrom('platform_devices').where('device_id', '=', deviceId).executeTakeFirst()
+  const deleted = Number(result.numDeletedRows) > 0
   await deleteDeviceTelemetry(tx, deviceId)
   const commands = await tx.deleteFrom('platform_commands').where('device_id', '=', deviceId).returning(['id', 'status']).execute()
   await adjustTallies(tx, commands.map(left))
@@ -118,8 +124,6 @@ export async function deleteDeviceAndData(tx: Tx, deviceId: string): Promise<boo
   await clearLogs(tx, { device_id: deviceId, source: 'device' })
   await tx.deleteFrom('platform_bind_codes').where('device_id', '=', deviceId).execute()
   await tx.deleteFrom('platform_bindings').where('device_id', '=', deviceId).execute()
-  const result = await tx.deleteFrom('platform_devices').where('device_id', '=', deviceId).executeTakeFirst()
-  const deleted = Number(result.numDeletedRows) > 0
   if (deleted) await tallyDevices(tx, -1)
   return deleted
 }

@@ -13,6 +13,19 @@ export type { TimedRecord } from './telemetry-batch.js'
 export type Series = Record<string, [number, TelemetryValue][]>
 
 /**
+ * Whether a batch may be stored, decided from its device's record as the write's transaction
+ * reads it (undefined: no such device): an error refuses the batch (nothing of it is stored)
+ * and is what `insert` rejects with.
+ */
+export type DeviceGate = (device: { token_hash: string | null } | undefined) => Error | undefined
+
+/** A batch waiting for its group's commit, with its gate and what the gate answered. */
+interface PendingBatch extends EncodedBatch {
+  gate?: DeviceGate
+  refused?: Error
+}
+
+/**
  * Points waiting behind the commits under way, at most (about 100 bytes each). Beyond, a batch
  * is refused with 503 `server_busy` rather than held.
  */
@@ -28,7 +41,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * summary's tallies per minute.
  */
 export class TelemetryStore {
-  private readonly commits: GroupCommit<EncodedBatch>
+  private readonly commits: GroupCommit<PendingBatch>
   private readonly insertPoints: ReturnType<typeof pointInsert>
   private readonly insertSeries: ReturnType<typeof seriesInsert>
 
@@ -40,10 +53,12 @@ export class TelemetryStore {
    */
   private readonly db: Db
   private readonly rowId: RowId
-  constructor(storage: Pick<Storage, 'db' | 'rowId'>, options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {}) {
+  private readonly dialect: Storage['dialect']
+  constructor(storage: Pick<Storage, 'db' | 'rowId' | 'dialect'>, options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {}) {
     const { db } = storage
     this.db = db
     this.rowId = storage.rowId
+    this.dialect = storage.dialect
     this.insertPoints = pointInsert(db)
     this.insertSeries = seriesInsert(db)
     this.commits = new GroupCommit({
@@ -57,12 +72,18 @@ export class TelemetryStore {
 
   /**
    * Stores every point of the records, all or nothing; resolves with the point count after the
-   * commit. Rejects with `server_busy` (nothing stored) when too many points wait already.
+   * commit. Rejects with `server_busy` (nothing stored) when too many points wait already, and
+   * with the error `gate` answers for the device's record, read in the write's transaction
+   * (one read for a group's devices, not one per request; a device deleted meanwhile is not
+   * written to: see `admit`).
    */
-  insert(deviceId: string, records: TimedRecord[]): Promise<number> {
-    const batch = encodeBatch(deviceId, records)
-    if (batch.points.length === 0) return Promise.resolve(0)
-    return this.commits.submit(batch, batch.points.length).then(() => batch.points.length)
+  async insert(deviceId: string, records: TimedRecord[], gate?: DeviceGate): Promise<number> {
+    const batch: PendingBatch = encodeBatch(deviceId, records)
+    if (batch.points.length === 0 && !gate) return 0
+    batch.gate = gate
+    await this.commits.submit(batch, Math.max(1, batch.points.length))
+    if (batch.refused) throw batch.refused
+    return batch.points.length
   }
 
   /**
@@ -72,7 +93,9 @@ export class TelemetryStore {
    * overlap everything else; a tally row (shared by every writer of that minute) only from the
    * last statement.
    */
-  private async write(tx: Tx, batches: EncodedBatch[]): Promise<void> {
+  private async write(tx: Tx, group: PendingBatch[]): Promise<void> {
+    const batches = (await this.admit(tx, group)).filter((b) => b.points.length > 0)
+    if (batches.length === 0) return
     const newest = newestPerSeries(batches)
     const { ids, created } = await this.seriesIds(tx, newest)
     const rows: PointRow[] = []
@@ -83,6 +106,29 @@ export class TelemetryStore {
     const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
     await moveNewest(tx, moved)
     await tally(tx, 'telemetry', pointTimes(batches))
+  }
+
+  /**
+   * The group's batches their gates let through (the others get `refused`). The devices are read
+   * first, in one statement; on PostgreSQL with FOR KEY SHARE, which waits for a delete of the
+   * device under way (and then finds no row) and makes a later one wait for this commit:
+   * points are never written for a device being deleted. Heartbeats' updates do not conflict.
+   */
+  private async admit(tx: Tx, group: PendingBatch[]): Promise<PendingBatch[]> {
+    for (const batch of group) batch.refused = undefined
+    const gated = [...new Set(group.filter((b) => b.gate).map((b) => b.deviceId))]
+    if (gated.length === 0) return group
+    const devices = new Map<string, { token_hash: string | null }>()
+    for (let i = 0; i < gated.length; i += READ_BATCH) {
+      const rows = await tx
+        .selectFrom('platform_devices')
+        .select(['device_id', 'token_hash'])
+        .where('device_id', 'in', gated.slice(i, i + READ_BATCH))
+        .$if(this.dialect === 'postgres', (q) => q.forKeyShare())
+        .execute()
+      for (const row of rows) devices.set(row.device_id, row)
+    }
+    return group.filter((batch) => !(batch.refused = batch.gate?.(devices.get(batch.deviceId))))
   }
 
   /**
