@@ -36,7 +36,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /**
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
  * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, in one
- * transaction: a read of its series ids (an insert of the new ones), one multi-row INSERT of
+ * transaction: a read of its devices (see `admit`), a read of its series ids (an insert of the new ones), one multi-row INSERT of
  * the points, one UPDATE moving the series' newest points, one upsert adding them to the
  * summary's tallies per minute.
  */
