@@ -35,8 +35,13 @@ export class DeviceAuth {
     return device
   }
 
-  /** `require`'s decision for a store that reads the device itself, in its write's transaction (see `DeviceGate`). */
-  gate(request: FastifyRequest, deviceId: string): DeviceGate {
+  /**
+   * `require`'s decision for a store that reads the device itself, in its write's transaction
+   * (see `DeviceGate`). With tokens required it is also made now, before the write waits for a
+   * commit: a client without the device's token takes no room in the store's queue.
+   */
+  async gate(request: FastifyRequest, deviceId: string): Promise<DeviceGate> {
+    if (this.tokenRequired) await this.require(request, deviceId)
     return (device) => (device ? this.tokenError(request, device) : unknownDevice(deviceId))
   }
 

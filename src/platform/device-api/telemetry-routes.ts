@@ -15,10 +15,11 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServ
     { schema: { ...schema, body: TelemetryRecord, response: { 200: AcceptedAnswer } } },
     async (request) => {
       const { device_id } = request.params
+      // The device and its token are checked in the write's transaction (see `TelemetryStore.insert`).
+      const gate = await access.gate(request, device_id)
       const now = Date.now()
       const ts = recordTime(request.body.ts, now, 0)
-      // The device and its token are checked in the write's transaction (see `TelemetryStore.insert`).
-      await telemetry.insert(device_id, [{ ts, values: request.body.values }], access.gate(request, device_id))
+      await telemetry.insert(device_id, [{ ts, values: request.body.values }], gate)
       return { success: true, accepted: 1 }
     },
   )
@@ -35,9 +36,10 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<{ services: PlatformServ
     },
     async (request) => {
       const { device_id } = request.params
+      const gate = await access.gate(request, device_id)
       const now = Date.now()
       const records = request.body.records.map((r, i) => ({ ts: recordTime(r.ts, now, i), values: r.values }))
-      await telemetry.insert(device_id, records, access.gate(request, device_id))
+      await telemetry.insert(device_id, records, gate)
       return { success: true, accepted: records.length }
     },
   )
