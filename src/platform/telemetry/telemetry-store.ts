@@ -115,7 +115,6 @@ export class TelemetryStore {
    * points are never written for a device being deleted. Heartbeats' updates do not conflict.
    */
   private async admit(tx: Tx, group: PendingBatch[]): Promise<PendingBatch[]> {
-    for (const batch of group) batch.refused = undefined
     const gated = [...new Set(group.filter((b) => b.gate).map((b) => b.deviceId))]
     if (gated.length === 0) return group
     const devices = new Map<string, { token_hash: string | null }>()
@@ -128,7 +127,8 @@ export class TelemetryStore {
         .execute()
       for (const row of rows) devices.set(row.device_id, row)
     }
-    return group.filter((batch) => !(batch.refused = batch.gate?.(devices.get(batch.deviceId))))
+    for (const batch of group) batch.refused = batch.gate?.(devices.get(batch.deviceId))
+    return group.filter((batch) => !batch.refused)
   }
 
   /**

@@ -199,8 +199,7 @@ export class ProductionStore {
       if (closers.size === 0) return
       const closing = new Map([...closers.keys()].map((id): [string, StateRow[]] => [id, [{ ts: now, state: 'offline', reason: null, event_id: null }]]))
       const deltas = new Map<string, RollupDeltas>()
-      const deltasOf = (id: string) => deltas.get(id) ?? deltas.set(id, new RollupDeltas()).get(id)!
-      const { changes, writes } = await this.states.insert(trx, closing, deltasOf)
+      const { changes, writes } = await this.states.insert(trx, closing, deltasIn(deltas))
       await runIndependentWrites(trx, this.storage.dialect, [...writes, ...(await this.rollups.write(trx, deltas))])
       for (const [id, item] of closers) {
         const change = changes.get(id)
@@ -212,11 +211,7 @@ export class ProductionStore {
   /** What newly stored events change, for every machine of a group at once: states and current states, rollups, jobs; two reads, then the writes together. */
   private async apply(trx: Db, fresh: Map<string, ProductionEvent[]>): Promise<Map<string, StateChange>> {
     const deltas = new Map<string, RollupDeltas>()
-    const deltasOf = (deviceId: string) => {
-      let d = deltas.get(deviceId)
-      if (!d) deltas.set(deviceId, (d = new RollupDeltas()))
-      return d
-    }
+    const deltasOf = deltasIn(deltas)
     const states = new Map<string, StateRow[]>()
     const jobs = new Map<string, JobChanges>()
     for (const [deviceId, events] of fresh) {
@@ -255,6 +250,13 @@ export class ProductionStore {
     await runIndependentWrites(trx, this.storage.dialect, [...writes, ...(await this.rollups.write(trx, deltas)), ...this.jobs.write(jobs)])
     return changes
   }
+}
+
+/** Each machine's rollup deltas in `deltas`, made at its first use. */
+const deltasIn = (deltas: Map<string, RollupDeltas>) => (deviceId: string) => {
+  let d = deltas.get(deviceId)
+  if (!d) deltas.set(deviceId, (d = new RollupDeltas()))
+  return d
 }
 
 const stateChanged = (before: CurrentState | undefined, after: CurrentState) => (before?.state ?? 'offline') !== after.state || (before?.reason ?? null) !== after.reason
