@@ -212,7 +212,7 @@ async function createDeps(config: Config, storage: Storage, app: FastifyInstance
     eventOptions: { ...EVENT_DEFAULTS, ...options.events },
     downloads: new DownloadTally(storage.db, app.log, options.downloadFlushMs),
     revokedReleases: await RevokedReleases.load(storage.db, config.firmwareRevokedKeys),
-    pruneProduction: (now, batch, rest) => pruneProduction(storage, now, { rawDays: config.productionRetentionDays, batch, rest }),
+    pruneProduction: (now, pacer) => pruneProduction(storage, now, { rawDays: config.productionRetentionDays, pacer }),
   }
 }
 

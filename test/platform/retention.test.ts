@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommandQueue } from '../../src/platform/commands/command-queue.js'
-import { PRUNE_BATCH, RetentionJob } from '../../src/platform/retention/retention-job.js'
+import { RetentionJob } from '../../src/platform/retention/retention-job.js'
+import { PRUNE_BATCH, PRUNE_BATCH_TARGET_MS } from '../../src/storage/prune-pacer.js'
 import { TelemetryStore } from '../../src/platform/telemetry/telemetry-store.js'
 import type { PruneStep } from '../../src/storage/prune-step.js'
 import { DIALECTS } from '../helpers/dialects.js'
@@ -54,11 +55,11 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
       ...Array.from({ length: 60 }, () => ({ ts: old, values: keys(50) })),
       ...Array.from({ length: 24 }, (_, i) => ({ ts: old + 1 + i, values: keys(50) })),
     ])
-    const steps: ({ from: number | undefined } & PruneStep)[] = []
+    const steps: ({ from: number | undefined; batch: number } & PruneStep)[] = []
     const pruneBatch = store.pruneBatch.bind(store)
     store.pruneBatch = async (cutoff, batch, from) => {
       const step = await pruneBatch(cutoff, batch, from)
-      steps.push({ from, ...step })
+      steps.push({ from, batch, ...step })
       return step
     }
     const db = t.storage.db
@@ -67,11 +68,34 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
 
     expect(result.telemetry).toBe(4200)
     expect(steps.length).toBeGreaterThanOrEqual(5)
-    expect(steps.every((s) => s.deleted <= PRUNE_BATCH)).toBe(true)
+    expect(steps.every((s) => s.deleted <= s.batch && s.batch <= PRUNE_BATCH)).toBe(true)
+    expect(steps[0]!.batch).toBe(PRUNE_BATCH)
     expect(steps[0]!.from).toBeUndefined()
     for (let i = 1; i < steps.length; i++) expect(steps[i]!.from).toBe(steps[i - 1]!.newest)
     const left = await db.selectFrom('platform_telemetry').select((eb) => eb.fn.countAll<number>().as('n')).where('ts', '<', now - 7 * DAY).executeTakeFirstOrThrow()
     expect(Number(left.n)).toBe(0)
+  })
+
+  it('makes the next batch smaller when one takes longer than the target, so a request never waits long behind one', async () => {
+    await t.addDevice('rt-6')
+    const now = Date.now()
+    const store = new TelemetryStore(t.storage)
+    await store.insert('rt-6', Array.from({ length: 1500 }, (_, i) => ({ ts: now - 10 * DAY + i, values: { a: i, b: i } })))
+    const batches: number[] = []
+    const pruneBatch = store.pruneBatch.bind(store)
+    store.pruneBatch = async (cutoff, batch, from) => {
+      batches.push(batch)
+      // The first batch is slow, as one holding SQLite's event loop in a large table is.
+      if (batches.length === 1) await new Promise((resolve) => setTimeout(resolve, 4 * PRUNE_BATCH_TARGET_MS))
+      return pruneBatch(cutoff, batch, from)
+    }
+    const commands = new CommandQueue(t.storage, COMMAND_POLICY)
+    const result = await new RetentionJob({ db: t.storage.db, telemetry: store, commands, telemetryRetentionDays: 7, logRetentionDays: 3 }, t.app.log).runOnce(now)
+    expect(result.telemetry).toBe(3000)
+    expect(batches[0]).toBe(PRUNE_BATCH)
+    // 4× the target: a quarter of the rows next (or less, the delete's own time counted too).
+    expect(batches[1]).toBeLessThanOrEqual(PRUNE_BATCH / 4)
+    expect(batches[1]).toBeGreaterThan(0)
   })
 
   it('prunes logs older than LOG_RETENTION_DAYS, device and operation alike', async () => {

@@ -1,6 +1,6 @@
-import { setTimeout as pause } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { PeriodicTask } from '../../lib/periodic-task.js'
+import { PrunePacer, type Pacer } from '../../storage/prune-pacer.js'
 import type { PruneStep } from '../../storage/prune-step.js'
 import type { Db } from '../../storage/storage.js'
 import { dropTalliesBefore } from '../../storage/window-tallies.js'
@@ -14,17 +14,6 @@ import { pruneLogBatch } from '../logs/log-store.js'
 import type { TelemetryStore } from '../telemetry/telemetry-store.js'
 
 const DAY_MS = 86_400_000
-/** Rows per DELETE: small enough that a request never waits long behind one. */
-export const PRUNE_BATCH = 1000
-/**
- * Between two batches the job rests at least as long as the last batch took (and this long at
- * least): pruning a large backlog holds SQLite's write lock (and its one connection, and on
- * better-sqlite3 the event loop) at most half the time, and paces PostgreSQL's WAL, so ingest
- * keeps its pace while a backlog is pruned. PostgreSQL deletes a batch by ctid in a few
- * milliseconds: resting only as long let a backlog's WAL slow ingest 7× (p99, `bench -- data`);
- * 20 ms caps pruning at 50,000 rows a second.
- */
-export const MIN_PRUNE_PAUSE_MS = 20
 export const RETENTION_INTERVAL_MS = 60_000
 
 export interface RetentionParts {
@@ -35,11 +24,8 @@ export interface RetentionParts {
   logRetentionDays: number
   /** The database's clock: dates the expiry of login counters, rate-limit hits and revoked sessions (not pruned without it). */
   clock?: DatabaseClock
-  /**
-   * Prunes production data (§16) past its retention, resting between batches as told; answers
-   * the rows deleted. Not pruned without it.
-   */
-  production?: (now: number, batch: number, rest: (startedAt: number) => Promise<boolean>) => Promise<number>
+  /** Prunes production data (§16) past its retention, paced as told; answers the rows deleted. Not pruned without it. */
+  production?: (now: number, pacer: Pacer) => Promise<number>
   /** Runs a pass unless another instance runs one (resolves undefined then); default: always runs. */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T | undefined>
 }
@@ -55,7 +41,7 @@ export interface RetentionResult {
 
 /**
  * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
- * first along the time index, resting between batches (see MIN_PRUNE_PAUSE_MS), drops the summary's tallies of the pruned minutes, applies the command time rules, drops expired
+ * first along the time index, sized and paced by a `PrunePacer`, drops the summary's tallies of the pruned minutes, applies the command time rules, drops expired
  * binding codes, login counters and rate-limit hits whose window ended, and revoked sessions no token of which can still be valid. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
  * of telemetry, logs and binding codes; the command time rules are on the database's clock.
  */
@@ -90,7 +76,7 @@ export class RetentionJob {
     // Both passes reached their cutoff: the tallies of the minutes before it count nothing left.
     await dropTalliesBefore(db, 'telemetry', telemetryCutoff)
     await dropTalliesBefore(db, 'device_errors', logCutoff)
-    if (this.parts.production) result.production = await this.parts.production(now, PRUNE_BATCH, (started) => rest(started, signal))
+    if (this.parts.production) result.production = await this.parts.production(now, new PrunePacer(signal))
     if (signal?.aborted) return result
     await commands.sweep()
     await deleteExpiredBindCodes(db, now)
@@ -118,25 +104,17 @@ export class RetentionJob {
 
 /** Batches until one comes back short; each starts at the newest time the previous one deleted. */
 async function pruneInBatches(prune: (batch: number, from: number | undefined) => Promise<PruneStep>, signal?: AbortSignal): Promise<number> {
+  const pacer = new PrunePacer(signal)
   let total = 0
   let from: number | undefined
   for (;;) {
-    if (signal?.aborted) return total
+    if (pacer.stopped) return total
     const started = performance.now()
-    const step = await prune(PRUNE_BATCH, from)
+    const size = pacer.size
+    const step = await prune(size, from)
     total += step.deleted
-    if (step.deleted < PRUNE_BATCH) return total
+    if (step.deleted < size) return total
     from = step.newest
-    if (!(await rest(started, signal))) return total
-  }
-}
-
-/** Rests after a batch that began at `started` (see MIN_PRUNE_PAUSE_MS); false when stopped meanwhile. */
-async function rest(started: number, signal?: AbortSignal): Promise<boolean> {
-  try {
-    await pause(Math.max(MIN_PRUNE_PAUSE_MS, performance.now() - started), undefined, { signal })
-    return true
-  } catch {
-    return false // stopped while resting
+    if (!(await pacer.rest(started))) return total
   }
 }

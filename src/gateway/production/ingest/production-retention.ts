@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { Pacer } from '../../../storage/prune-pacer.js'
 import type { Storage } from '../../../storage/storage.js'
 
 const DAY_S = 86_400
@@ -12,10 +13,8 @@ const ZEROED_FIGURES = { ...Object.fromEntries(SECONDS.map((c) => [c, 0])), plac
 export interface ProductionPruneOptions {
   /** Raw events and state rows older than this are deleted (PRODUCTION_RETENTION_DAYS). */
   rawDays: number
-  /** Rows per DELETE. */
-  batch: number
-  /** Rests between two DELETEs (see RetentionJob); resolves false when the pass is to stop. */
-  rest(startedAt: number): Promise<boolean>
+  /** Rows per DELETE, and the rest between two (see Pacer). */
+  pacer: Pacer
 }
 
 /**
@@ -27,8 +26,8 @@ export interface ProductionPruneOptions {
  * page at a time, deleting along their (device_id, ts) indexes in small batches. Answers the
  * rows deleted.
  */
-/** What the retention job calls: prunes as of `nowMs`, `batch` rows at a time, resting between batches as `rest` says. */
-export type ProductionPruner = (nowMs: number, batch: number, rest: (startedAt: number) => Promise<boolean>) => Promise<number>
+/** What the retention job calls: prunes as of `nowMs`, batches sized and paced by `pacer`. */
+export type ProductionPruner = (nowMs: number, pacer: Pacer) => Promise<number>
 
 export async function pruneProduction(storage: Storage, nowMs: number, options: ProductionPruneOptions): Promise<number> {
   const { db, rowId } = storage
@@ -51,12 +50,12 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
     if (page.length === 0) return total
     after = page.at(-1)
     const deletes = [
-      () =>
+      (batch: number) =>
         db
           .deleteFrom('production_events')
-          .where(id, 'in', db.selectFrom('production_events').select(id.as('row_id')).where('device_id', 'in', page).where('ts', '<', rawCutoff).limit(options.batch))
+          .where(id, 'in', db.selectFrom('production_events').select(id.as('row_id')).where('device_id', 'in', page).where('ts', '<', rawCutoff).limit(batch))
           .executeTakeFirst(),
-      () =>
+      (batch: number) =>
         db
           .deleteFrom('production_states')
           .where(
@@ -76,12 +75,12 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
                     .where('later.ts', '<', rawCutoff),
                 ),
               )
-              .limit(options.batch),
+              .limit(batch),
           )
           .executeTakeFirst(),
       // The newest hourly row before the cut-off stays, its own figures zeroed: its running
       // totals are the base the later rows' differences start from (0018).
-      () =>
+      (batch: number) =>
         db
           .deleteFrom('production_hourly')
           .where(
@@ -101,10 +100,10 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
                     .where('later.hour_start', '<', rollupCutoff),
                 ),
               )
-              .limit(options.batch),
+              .limit(batch),
           )
           .executeTakeFirst(),
-      async () => {
+      async (_batch: number) => {
         await db
           .updateTable('production_hourly')
           .set({ ...ZEROED_FIGURES })
@@ -114,12 +113,12 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
           .execute()
         return { numDeletedRows: 0n }
       },
-      () =>
+      (batch: number) =>
         db
           .deleteFrom('production_daily')
-          .where(id, 'in', db.selectFrom('production_daily').select(id.as('row_id')).where('device_id', 'in', page).where('day_start', '<', rollupCutoff).limit(options.batch))
+          .where(id, 'in', db.selectFrom('production_daily').select(id.as('row_id')).where('device_id', 'in', page).where('day_start', '<', rollupCutoff).limit(batch))
           .executeTakeFirst(),
-      () =>
+      (batch: number) =>
         db
           .deleteFrom('production_jobs')
           .where(
@@ -130,17 +129,20 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
               .select(id.as('row_id'))
               .where('device_id', 'in', page)
               .where((eb) => eb(eb.fn.coalesce('ended_at', 'started_at'), '<', rollupCutoff))
-              .limit(options.batch),
+              .limit(batch),
           )
           .executeTakeFirst(),
     ]
+    const { pacer } = options
     for (const remove of deletes) {
       for (;;) {
+        if (pacer.stopped) return total
         const started = performance.now()
-        const deleted = Number((await remove()).numDeletedRows)
+        const size = pacer.size
+        const deleted = Number((await remove(size)).numDeletedRows)
         total += deleted
-        if (deleted < options.batch) break
-        if (!(await options.rest(started))) return total
+        if (deleted < size) break
+        if (!(await pacer.rest(started))) return total
       }
     }
   }

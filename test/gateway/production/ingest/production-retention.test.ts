@@ -21,7 +21,7 @@ describe.each(DIALECTS)('production retention on %s', (dialect) => {
 
   const rows = async (table: 'production_events' | 'production_states' | 'production_hourly' | 'production_daily' | 'production_jobs' | 'production_current', deviceId: string) =>
     storage.db.selectFrom(table).selectAll().where('device_id', '=', deviceId).execute()
-  const prune = (nowS: number) => pruneProduction(storage, nowS * 1000, { rawDays: 90, batch: 1, rest: async () => true })
+  const prune = (nowS: number) => pruneProduction(storage, nowS * 1000, { rawDays: 90, pacer: { size: 1, stopped: false, rest: async () => true } })
 
   it('deletes raw events and state rows past the retention, keeping the state each machine was in at the cut-off; figures and jobs 2 years', async () => {
     const id = 'rt-prod'
@@ -76,7 +76,7 @@ describe.each(DIALECTS)('production retention on %s', (dialect) => {
         commands: new CommandQueue(storage, { ackTimeoutMs: 60_000, maxAttempts: 5, ttlMs: 86_400_000 }),
         telemetryRetentionDays: 30,
         logRetentionDays: 30,
-        production: (now, batch, rest) => pruneProduction(storage, now, { rawDays: 31, batch, rest }),
+        production: (now, pacer) => pruneProduction(storage, now, { rawDays: 31, pacer }),
       },
       pino({ level: 'silent' }),
     )
