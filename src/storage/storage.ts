@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase, type Transaction } from 'kysely'
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig, type SqliteDatabase as SqliteDialectDatabase, type Transaction } from 'kysely'
 import { Migrator, type MigrationProvider } from 'kysely/migration'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config/config.js'
@@ -10,6 +10,7 @@ import { databaseClock, type DatabaseClock } from './database-clock.js'
 import type { Database } from './database.js'
 import { migrationsFor } from './migrations/index.js'
 import type { MigrationContext } from './migrations/migration-context.js'
+import { startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { reportingUnreachableAsUnavailable } from './unreachable-database.js'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -17,8 +18,8 @@ export type Db = Kysely<Database>
 export type Tx = Transaction<Database>
 
 /**
- * The one storage seam. Only this file knows the drivers; everything else writes Kysely
- * queries that run on both engines.
+ * The one storage seam. Only this file (and its SQLite checkpointer) knows the drivers;
+ * everything else writes Kysely queries that run on both engines.
  */
 export interface Storage {
   readonly db: Db
@@ -64,7 +65,7 @@ export type RowId = 'ctid' | 'rowid'
 
 export class StorageError extends Error {}
 
-function openSqlite(file: string | ':memory:'): Kysely<Database> {
+function openSqlite(file: string | ':memory:'): { db: Kysely<Database>; checkpointer?: SqliteCheckpointer } {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const sqlite = new SqliteDatabase(file)
   // WAL + NORMAL: a committed transaction survives a process crash (SIGKILL); only an OS
@@ -73,7 +74,30 @@ function openSqlite(file: string | ':memory:'): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+  const checkpointer = file === ':memory:' ? undefined : startSqliteCheckpointer(file, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`))
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), checkpointer }
+}
+
+/**
+ * Transactions begin IMMEDIATE: they take SQLite's write lock at BEGIN, waiting for it under the
+ * busy time-out. A deferred transaction that has read and then writes while another connection
+ * holds that lock (the checkpointer's restart) fails at once with SQLITE_BUSY: SQLite does not
+ * wait there, as waiting could deadlock two such transactions.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings)
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings)
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 256
@@ -136,11 +160,12 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
 export async function openStorage(target: DatabaseTarget): Promise<Storage> {
   const dialect: Dialect = target.kind === 'postgres' ? 'postgres' : 'sqlite'
   let db: Kysely<Database>
+  let checkpointer: SqliteCheckpointer | undefined
   if (target.kind === 'postgres') {
     if (target.schema) await createSchema(target.url, target.schema)
     db = openPostgres(target.url, target.schema)
   } else {
-    db = openSqlite(target.kind === 'sqlite' ? target.path : ':memory:')
+    ;({ db, checkpointer } = openSqlite(target.kind === 'sqlite' ? target.path : ':memory:'))
   }
   const ctx: MigrationContext = {
     dialect,
@@ -176,6 +201,7 @@ export async function openStorage(target: DatabaseTarget): Promise<Storage> {
       }
     },
     async close() {
+      await checkpointer?.stop()
       await db.destroy()
     },
   }
