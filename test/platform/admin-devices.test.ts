@@ -186,6 +186,32 @@ describe.each(DIALECTS)('platform admin API on %s', (dialect) => {
     })
   })
 
+  describe('delete racing device logs', () => {
+    it('never leaves log entries of a device deleted while its logs arrive (the race, 30 times)', async () => {
+      const db = t.storage.db
+      const errorsBefore = (await t.admin('GET', '/api/admin/summary')).json().errors_24h
+      for (let round = 0; round < 30; round++) {
+        const id = `ad-log-race-${round}`
+        await t.addDevice(id)
+        const posts = [
+          t.device('POST', `/v1/device/${id}/logs`, { message: `one ${round}` }),
+          t.device('POST', `/v1/device/${id}/logs/batch`, [{ message: 'a' }, { level: 'warn', message: 'b' }]),
+          // A device error: counted in the summary, written in a transaction.
+          t.device('POST', `/v1/device/${id}/logs/batch`, [{ level: 'error', message: 'c' }]),
+          t.device('POST', `/v1/device/${id}/logs`, { level: 'debug', tag: 'x', message: 'two' }),
+        ]
+        const [deleted, ...stored] = await Promise.all([t.admin('POST', `/api/admin/device/${id}/delete`), ...posts])
+        expect(deleted!.statusCode).toBe(200)
+        // Each post was stored before the delete (and deleted with it) or met an unknown device.
+        for (const res of stored) expect([200, 404]).toContain(res.statusCode)
+        const left = await db.selectFrom('platform_logs').select('message').where('source', '=', 'device').where('device_id', '=', id).execute()
+        expect(left, `round ${round}`).toEqual([])
+      }
+      // The error entries deleted with their device left the 24 h count as it was.
+      expect((await t.admin('GET', '/api/admin/summary')).json().errors_24h).toBe(errorsBefore)
+    })
+  })
+
   describe('summary', () => {
     it('counts devices online and offline, commands by state, telemetry and errors of the last 24 h', async () => {
       const before = (await t.admin('GET', '/api/admin/summary')).json()

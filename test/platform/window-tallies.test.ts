@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deleteDeviceAndData } from '../../src/platform/devices/device-store.js'
-import { clearLogs, countDeviceErrorsSince, insertLogBatch, type NewLog } from '../../src/platform/logs/log-store.js'
+import { deleteDeviceAndData, insertDevice } from '../../src/platform/devices/device-store.js'
+import { clearLogs, countDeviceErrorsSince, insertDeviceLogBatch, type NewLog } from '../../src/platform/logs/log-store.js'
 import { TelemetryStore, type TimedRecord } from '../../src/platform/telemetry/telemetry-store.js'
 import type { Storage } from '../../src/storage/storage.js'
 import { dropTalliesBefore, TALLY_BUCKET_MS, type TallyKind } from '../../src/storage/window-tallies.js'
@@ -82,14 +82,15 @@ describe.each(DIALECTS)('the summary tallies per minute on %s', (dialect) => {
 
   it('count device errors, not other levels or operation entries, through inserts, clearing and device delete', async () => {
     const entry = (device_id: string, level: NewLog['level'], ts: number, source: NewLog['source'] = 'device'): NewLog => ({ source, device_id, level, tag: null, message: 'm', ts })
+    for (let i = 0; i < 4; i++) await insertDevice(a.db, { device_id: `we-${i}`, model: 'm', token_hash: null }, T0)
     const writers = [a, b, a, b].map((s, i) =>
-      insertLogBatch(s.db, [
+      insertDeviceLogBatch(s.db, s.dialect, `we-${i}`, [
         ...Array.from({ length: 30 }, (_, j) => entry(`we-${i}`, j % 3 === 0 ? 'error' : 'info', T0 - MIN + j * 4001)),
         entry(`we-${i}`, 'error', T0 + i, 'operation'),
       ]),
     )
     await Promise.all(writers)
-    await insertLogBatch(a.db, [entry('we-0', 'error', T0 + MIN - 1)]) // one entry: no batch
+    await insertDeviceLogBatch(a.db, a.dialect, 'we-0', [entry('we-0', 'error', T0 + MIN - 1)]) // one entry
     const same = async () => {
       const times = await errorTimes(a)
       expect(await tallied(a, 'device_errors')).toEqual(perMinute(times))

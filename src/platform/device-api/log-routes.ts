@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { badRequest } from '../../errors.js'
 import { indexedErrors } from '../indexed-errors.js'
 import { LogBatchJson, LogBatchText, LogEntry, TEXT_LOG_LIMIT_BYTES } from '../logs/log-schemas.js'
-import { insertLogBatch, type NewLog } from '../logs/log-store.js'
+import { insertDeviceLogBatch, type NewLog } from '../logs/log-store.js'
 import { parseLogText } from '../logs/log-text-parser.js'
 import { DEVICE_SECURITY, DEVICE_TAGS, DeviceIdParams } from '../platform-schemas.js'
 import type { PlatformServices } from '../platform-services.js'
+import { unknownDevice } from './device-auth.js'
 import { AcceptedAnswer } from '../telemetry/telemetry-schemas.js'
 import { recordTime } from '../telemetry/telemetry-window.js'
 
@@ -21,14 +22,19 @@ const toRow = (deviceId: string, entry: LogEntry, now: number, index: number): N
   ts: recordTime(entry.ts, now, index, 'entry'),
 })
 
+/** Writes the entries, or 404 when the device was deleted after its check (see `insertDeviceLogBatch`). */
+async function store({ db, deps }: PlatformServices, deviceId: string, rows: NewLog[]): Promise<void> {
+  if (!(await insertDeviceLogBatch(db, deps.storage.dialect, deviceId, rows))) throw unknownDevice(deviceId)
+}
+
 /** POST /v1/device/{id}/logs and /logs/batch (JSON array or text/plain lines). */
 export const logRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
-  const { access, db } = services
+  const { access } = services
 
   app.post('/v1/device/:device_id/logs', { schema: { ...schema, body: LogEntry, response: { 200: AcceptedAnswer } } }, async (request) => {
     const { device_id } = request.params
     await access.require(request, device_id)
-    await insertLogBatch(db, [toRow(device_id, request.body, Date.now(), 0)])
+    await store(services, device_id, [toRow(device_id, request.body, Date.now(), 0)])
     return { success: true, accepted: 1 }
   })
 
@@ -37,7 +43,7 @@ export const logRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { servi
 
 /** Its own context: the text/plain parser exists only here, so text/plain stays 415 everywhere else. */
 const logBatchRoute: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
-  const { access, db } = services
+  const { access } = services
   app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: TEXT_LOG_LIMIT_BYTES }, (_request, body, done) => done(null, body))
 
   app.post(
@@ -60,7 +66,7 @@ const logBatchRoute: FastifyPluginAsyncTypebox<Options> = async (app, { services
         typeof body === 'string'
           ? parseLogText(body).map((line) => ({ source: 'device', device_id, level: line.level, tag: line.tag ?? null, message: line.message, ts: now }))
           : body.map((entry, i) => toRow(device_id, entry, now, i))
-      await insertLogBatch(db, rows)
+      await store(services, device_id, rows)
       return { success: true, accepted: rows.length }
     },
   )

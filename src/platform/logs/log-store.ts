@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Database } from '../../storage/database.js'
-import type { Db, Tx } from '../../storage/storage.js'
+import type { Db, Dialect, Tx } from '../../storage/storage.js'
 import type { LogLevel, LogQuery, LogSource } from './log-schemas.js'
 import { newestFirstPage } from '../../storage/paging.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
@@ -25,11 +25,41 @@ export async function insertLogs(db: Db | Tx, entries: NewLog[]): Promise<void> 
   await tally(db, 'device_errors', entries.filter(isDeviceError).map((e) => e.ts))
 }
 
-/** Inserts all entries in one transaction; resolves after the commit. */
-export async function insertLogBatch(db: Db, entries: NewLog[]): Promise<void> {
-  if (entries.length === 0) return
-  if (entries.length <= CHUNK_ROWS && !entries.some(isDeviceError)) return insertLogs(db, entries)
-  await db.transaction().execute((tx) => insertLogs(tx, entries))
+/**
+ * A device's own entries, written only while the device exists: each INSERT takes its rows from
+ * a VALUES list where the device's row exists, on PostgreSQL locked FOR KEY SHARE, so a delete
+ * under way is waited for (and then nothing is written) and a later one waits for this commit
+ * and removes the entries with the device. One statement; a transaction when there are device
+ * errors (the tallies) or more than one INSERT. Resolves after the commit: false when the
+ * device does not exist (nothing written).
+ */
+export async function insertDeviceLogBatch(db: Db, dialect: Dialect, deviceId: string, entries: NewLog[]): Promise<boolean> {
+  if (entries.length === 0) return true
+  if (entries.length <= CHUNK_ROWS && !entries.some(isDeviceError)) return (await insertWhileDeviceExists(db, dialect, deviceId, entries)) > 0
+  return db.transaction().execute(async (tx) => {
+    for (let start = 0; start < entries.length; start += CHUNK_ROWS) {
+      // The first INSERT found the device and holds it (PostgreSQL's lock, SQLite's write lock) until the commit.
+      if ((await insertWhileDeviceExists(tx, dialect, deviceId, entries.slice(start, start + CHUNK_ROWS))) === 0) return false
+    }
+    await tally(tx, 'device_errors', entries.filter(isDeviceError).map((e) => e.ts))
+    return true
+  })
+}
+
+async function insertWhileDeviceExists(db: Db | Tx, dialect: Dialect, deviceId: string, entries: NewLog[]): Promise<number> {
+  const device = db
+    .selectFrom('platform_devices')
+    .select('device_id')
+    .where('device_id', '=', deviceId)
+    .$if(dialect === 'postgres', (q) => q.forKeyShare())
+  // VALUES names its columns column1…column6 on both engines; ts cast, as a parameter there has no type on PostgreSQL.
+  const rows = sql.join(entries.map((e) => sql`(${e.source}, ${e.device_id}, ${e.level}, ${e.tag ?? null}, ${e.message}, cast(${e.ts} as bigint))`))
+  const result = await db
+    .insertInto('platform_logs')
+    .columns(['source', 'device_id', 'level', 'tag', 'message', 'ts'])
+    .expression(sql`select * from (values ${rows}) as v where exists ${device}`)
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0)
 }
 
 export async function listLogs(db: Db, q: LogQuery): Promise<{ rows: LogRow[]; next_before?: number }> {
