@@ -7,15 +7,15 @@ export const MIN_PRUNE_BATCH = 50
 /**
  * What one batch should take at most: each batch is sized from how long the last one took. On
  * SQLite a batch holds the event loop (better-sqlite3 is synchronous), so every request arriving
- * meanwhile waits for all of it: 1,000 points of a 10M-point table took about 30 ms there, twice
- * an ingest request's p99 (`bench -- data`). PostgreSQL deletes 1,000 in a few milliseconds and
- * keeps the full batch.
+ * meanwhile waits for all of it: 1,000 points of a 10M-point table took about 30 ms there, where
+ * an ingest request's p99 is 5–8 ms (`bench -- data`). PostgreSQL deletes 1,000 in a few
+ * milliseconds, so its batches stay near the full size.
  */
 export const PRUNE_BATCH_TARGET_MS = 5
 /**
  * Between two batches a pass rests at least as long as the last batch took (and this long at
  * least): pruning a large backlog holds SQLite's write lock (and its one connection, and the event
- * loop) at most half the time, and paces PostgreSQL's WAL, so ingest keeps its pace while a
+ * loop) a fifth of the time or less at the target size, and paces PostgreSQL's WAL, so ingest keeps its pace while a
  * backlog is pruned. PostgreSQL deletes a batch by ctid in a few milliseconds: resting only as
  * long let a backlog's WAL slow ingest 7× (p99, `bench -- data`); 20 ms caps pruning at 50,000
  * rows a second.

@@ -15,8 +15,9 @@ const CHUNK_ROWS = 1000
 const isDeviceError = (entry: { source: string; level: string }) => entry.source === 'device' && entry.level === 'error'
 
 /**
- * Device logs and operation logs, one table, listed newest first by id. Device errors are added
- * to the summary's tallies: pass a transaction when there are any (`insertLogBatch` does).
+ * Device logs and operation logs, one table, listed newest first by id. Writes entries as they
+ * are (operation logs; a device's own go through `insertDeviceLogBatch`). Device errors are added
+ * to the summary's tallies: pass a transaction when there are any.
  */
 export async function insertLogs(db: Db | Tx, entries: NewLog[]): Promise<void> {
   for (let start = 0; start < entries.length; start += CHUNK_ROWS) {
