@@ -74,7 +74,10 @@ function openSqlite(file: string | ':memory:'): { db: Kysely<Database>; checkpoi
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const checkpointer = file === ':memory:' ? undefined : startSqliteCheckpointer(file, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`))
+  const setAutocheckpoint = (pages: number) => {
+    if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`) // a worker failing after close changes nothing
+  }
+  const checkpointer = file === ':memory:' ? undefined : startSqliteCheckpointer(file, setAutocheckpoint)
   return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), checkpointer }
 }
 
