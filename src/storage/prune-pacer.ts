@@ -61,3 +61,20 @@ export class PrunePacer implements Pacer {
     }
   }
 }
+
+/**
+ * DELETEs of `pacer.size` rows, resting after each full one, until one comes back short or the
+ * pass stops: the rows deleted, and whether it stopped.
+ */
+export async function pruneUntilShort(pacer: Pacer, deleteBatch: (size: number) => Promise<number>): Promise<{ deleted: number; stopped: boolean }> {
+  let deleted = 0
+  for (;;) {
+    if (pacer.stopped) return { deleted, stopped: true }
+    const started = performance.now()
+    const size = pacer.size
+    const n = await deleteBatch(size)
+    deleted += n
+    if (n < size) return { deleted, stopped: false }
+    if (!(await pacer.rest(started))) return { deleted, stopped: true }
+  }
+}

@@ -13,6 +13,14 @@ describe('SQLite checkpoints off the event loop', () => {
   let dir: string
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
+  const openFileStorage = async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-ckpt-'))
+    const file = path.join(dir, 'fleetgate.db')
+    const storage = await openStorage({ kind: 'sqlite', path: file })
+    await storage.migrate()
+    return { file, storage }
+  }
+
   /** The rows the database file holds by itself, without its WAL (a copy of it alone). */
   const rowsInFileAlone = (file: string): number => {
     const copy = path.join(dir, `copy-${Math.random()}.db`)
@@ -26,10 +34,7 @@ describe('SQLite checkpoints off the event loop', () => {
   }
 
   it('copies committed rows into the database file before SQLite\'s own checkpoint would, and leaves no WAL after close', async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-ckpt-'))
-    const file = path.join(dir, 'fleetgate.db')
-    const storage = await openStorage({ kind: 'sqlite', path: file })
-    await storage.migrate()
+    const { file, storage } = await openFileStorage()
     // About 300 WAL pages: SQLite's own automatic checkpoint (1,000 pages) would not run yet.
     const message = 'x'.repeat(1000)
     for (let i = 0; i < 4; i++) {
@@ -49,10 +54,7 @@ describe('SQLite checkpoints off the event loop', () => {
   })
 
   it('starts the WAL again from its beginning once it is long, while writes go on', async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-ckpt-'))
-    const file = path.join(dir, 'fleetgate.db')
-    const storage = await openStorage({ kind: 'sqlite', path: file })
-    await storage.migrate()
+    const { file, storage } = await openFileStorage()
     const message = 'y'.repeat(1000)
     let written = 0
     // Writes a millisecond apart, as a busy server's (a 1 KB row is about a quarter of a page).
@@ -85,10 +87,7 @@ describe('SQLite checkpoints off the event loop', () => {
   })
 
   it('lets a transaction that reads and then writes wait for the write lock another connection holds, not fail', async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'fleetgate-ckpt-'))
-    const file = path.join(dir, 'fleetgate.db')
-    const storage = await openStorage({ kind: 'sqlite', path: file })
-    await storage.migrate()
+    const { file, storage } = await openFileStorage()
     // Another thread holds the write lock for 200 ms, as the checkpointer's restart does briefly.
     const holder = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads')

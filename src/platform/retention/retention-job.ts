@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { PeriodicTask } from '../../lib/periodic-task.js'
-import { PrunePacer, type Pacer } from '../../storage/prune-pacer.js'
+import { PrunePacer, pruneUntilShort, type Pacer } from '../../storage/prune-pacer.js'
 import type { PruneStep } from '../../storage/prune-step.js'
 import type { Db } from '../../storage/storage.js'
 import { dropTalliesBefore } from '../../storage/window-tallies.js'
@@ -104,17 +104,11 @@ export class RetentionJob {
 
 /** Batches until one comes back short; each starts at the newest time the previous one deleted. */
 async function pruneInBatches(prune: (batch: number, from: number | undefined) => Promise<PruneStep>, signal?: AbortSignal): Promise<number> {
-  const pacer = new PrunePacer(signal)
-  let total = 0
   let from: number | undefined
-  for (;;) {
-    if (pacer.stopped) return total
-    const started = performance.now()
-    const size = pacer.size
+  const { deleted } = await pruneUntilShort(new PrunePacer(signal), async (size) => {
     const step = await prune(size, from)
-    total += step.deleted
-    if (step.deleted < size) return total
     from = step.newest
-    if (!(await pacer.rest(started))) return total
-  }
+    return step.deleted
+  })
+  return deleted
 }

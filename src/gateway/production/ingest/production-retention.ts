@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Pacer } from '../../../storage/prune-pacer.js'
+import { pruneUntilShort, type Pacer } from '../../../storage/prune-pacer.js'
 import type { Storage } from '../../../storage/storage.js'
 
 const DAY_S = 86_400
@@ -133,17 +133,10 @@ export async function pruneProduction(storage: Storage, nowMs: number, options: 
           )
           .executeTakeFirst(),
     ]
-    const { pacer } = options
     for (const remove of deletes) {
-      for (;;) {
-        if (pacer.stopped) return total
-        const started = performance.now()
-        const size = pacer.size
-        const deleted = Number((await remove(size)).numDeletedRows)
-        total += deleted
-        if (deleted < size) break
-        if (!(await pacer.rest(started))) return total
-      }
+      const { deleted, stopped } = await pruneUntilShort(options.pacer, async (size) => Number((await remove(size)).numDeletedRows))
+      total += deleted
+      if (stopped) return total
     }
   }
 }
