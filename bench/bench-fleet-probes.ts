@@ -115,3 +115,9 @@ export async function majorGcSeconds(instanceUrl: string): Promise<number> {
   const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
   return Number(/^fleetgate_nodejs_gc_duration_seconds_sum\{kind="major"\} ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN)
 }
+
+/** The size of an instance's V8 young generation (new space) now, from its /metrics: V8 grows it with the load, up to a maximum it sizes from the memory it may use. */
+export async function youngGenerationBytes(instanceUrl: string): Promise<number> {
+  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  return Number(/^fleetgate_nodejs_heap_space_size_total_bytes\{space="new"\} ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN)
+}

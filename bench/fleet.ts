@@ -1,9 +1,11 @@
 /**
- * `npm run bench -- fleet [--links 100000] [--instances 6] [--heartbeat-s 20]`: a fleet on
- * several instances (issue #25). Everything runs in this process tree and is gone at the end
- * (also on an error or SIGINT): a PostgreSQL of its own (initdb in a temporary directory, with
- * pg_stat_statements), a nats-server of its own (with its monitoring port), N `fleetgate serve`
- * processes, and device processes (bench-fleet-devices.ts) each running a share of the links.
+ * `npm run bench -- fleet [--links 100000] [--instances 6] [--heartbeat-s 20] [--memory-max MiB]`:
+ * a fleet on several instances (issue #25). `--memory-max` starts each instance in a memory
+ * cgroup of that size, as a deployment's `MemoryMax=` would (bench-memory-limit.ts). Everything
+ * runs in this process tree and is gone at the end (also on an error or SIGINT): a PostgreSQL of
+ * its own (initdb in a temporary directory, with pg_stat_statements), a nats-server of its own
+ * (with its monitoring port), N `fleetgate serve` processes, and device processes
+ * (bench-fleet-devices.ts) each running a share of the links.
  *
  * Measured, each beside its target: the aggregate registration rate; RSS per link of every
  * instance after a full heartbeat round (RSS as the OS sees it, no forced GC); an idle window:
@@ -27,7 +29,8 @@ import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
-import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, majorGcSeconds, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements } from './bench-fleet-probes.js'
+import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, majorGcSeconds, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
+import { memoryLimit, type MemoryLimit } from './bench-memory-limit.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 import { RESERVED_DESCRIPTORS } from '../src/link/link-options.js'
 
@@ -101,11 +104,12 @@ interface Instance {
 }
 
 /** Starts one instance, put in `started` at once (the clean-up stops them all together). */
-async function startInstance(id: string, env: Record<string, string>, started: Instance[], cleanup: Cleanup): Promise<Instance> {
+async function startInstance(id: string, env: Record<string, string>, started: Instance[], cleanup: Cleanup, memory?: MemoryLimit): Promise<Instance> {
   const port = await freePort()
   const node = [process.execPath, ...BENCH_NODE_FLAGS, CLI, 'serve']
-  // prlimit runs the command in its own process (exec): the pid is the instance's.
-  const [command, ...args] = raisedLimit ? ['prlimit', `--nofile=${INSTANCE_OPEN_FILES}:${INSTANCE_OPEN_FILES}`, '--', ...node] : node
+  // prlimit and the memory cgroup's shell run the command in their own process (exec): the pid is the instance's.
+  const limited = raisedLimit ? ['prlimit', `--nofile=${INSTANCE_OPEN_FILES}:${INSTANCE_OPEN_FILES}`, '--', ...node] : node
+  const [command, ...args] = memory ? memory.wrap(limited) : limited
   const child = spawn(command!, args, {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), INSTANCE_ID: id },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -158,6 +162,7 @@ export default async function fleet(args: string[]): Promise<void> {
   const total = option(args, 'links', 100_000, { integer: true })
   const instanceCount = option(args, 'instances', 6, { integer: true })
   const heartbeatS = option(args, 'heartbeat-s', 20)
+  const memoryMaxMiB = args.includes('--memory-max') ? option(args, 'memory-max', 0, { integer: true }) : 0
   if (instanceCount < 2) throw new Error('--instances must be at least 2 (one is killed)')
   const cleanup = new Cleanup()
   let interrupted = false
@@ -172,7 +177,7 @@ export default async function fleet(args: string[]): Promise<void> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const f = await setUp(total, instanceCount, heartbeatS, cleanup)
+    const f = await setUp(total, instanceCount, heartbeatS, memoryMaxMiB, cleanup)
     await measure(f, heartbeatS)
   } catch (err) {
     // After Ctrl-C the set-up fails as its servers go away: that is no error to report.
@@ -187,8 +192,8 @@ export default async function fleet(args: string[]): Promise<void> {
   }
 }
 
-async function setUp(total: number, instanceCount: number, heartbeatS: number, cleanup: Cleanup): Promise<Fleet> {
-  say(`fleet: ${total} links on ${instanceCount} instances; starting PostgreSQL and NATS of our own`)
+async function setUp(total: number, instanceCount: number, heartbeatS: number, memoryMaxMiB: number, cleanup: Cleanup): Promise<Fleet> {
+  say(`fleet: ${total} links on ${instanceCount} instances${memoryMaxMiB > 0 ? `, each in a memory cgroup of ${memoryMaxMiB} MiB` : ''}; starting PostgreSQL and NATS of our own`)
   const pgServer = await startPostgresServer({
     settings: { max_connections: String(20 * instanceCount + 20), shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' },
   })
@@ -220,11 +225,18 @@ async function setUp(total: number, instanceCount: number, heartbeatS: number, c
     // Every simulated machine links from this host: one address.
     DEVICE_LINK_MAX_AWAITING_PER_ADDRESS: '100000',
   }
+  const ids = Array.from({ length: instanceCount }, (_, i) => `fleet-${i + 1}`)
+  const memory = new Map<string, MemoryLimit>()
+  for (const id of memoryMaxMiB > 0 ? ids : []) {
+    const limit = memoryLimit(`fleetgate-bench-${process.pid}-${id}`, memoryMaxMiB * 2 ** 20)
+    cleanup.add(`memory cgroup of ${id}`, () => limit.remove())
+    memory.set(id, limit)
+  }
   const instances: Instance[] = []
   cleanup.add('instances', () => Promise.all(instances.map(stopInstance)))
   // The first one migrates the new database; the others then start together.
-  await startInstance('fleet-1', env, instances, cleanup)
-  await Promise.all(Array.from({ length: instanceCount - 1 }, (_, i) => startInstance(`fleet-${i + 2}`, env, instances, cleanup)))
+  await startInstance(ids[0]!, env, instances, cleanup, memory.get(ids[0]!))
+  await Promise.all(ids.slice(1).map((id) => startInstance(id, env, instances, cleanup, memory.get(id))))
   say(`${instanceCount} instances ready: ${instances.map((i) => `${i.id} pid ${i.pid}`).join(', ')}; open-file limit of each ${openFileLimit(instances[0]!.pid)}`)
 
   const login = await fetch(`${instances[0]!.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
@@ -305,12 +317,15 @@ async function measure(f: Fleet, heartbeatS: number): Promise<void> {
   say(`waiting a full heartbeat round (${heartbeatS} s + 2 s)`)
   await sleep(heartbeatS * 1000 + 2000)
   const linksPer = await Promise.all(instances.map((i) => linksOf(i.url).catch(() => NaN)))
+  const youngMiB = await Promise.all(instances.map((i) => youngGenerationBytes(i.url).then((b) => b / 2 ** 20, () => NaN)))
   const perLinkKb = instances.map((i, k) => (rssBytes(i.pid) - rssBefore[k]!) / Math.max(1, linksPer[k]!) / 1024)
   const worstKb = Math.max(...perLinkKb)
   line(
     `RSS per link after a heartbeat round (no forced GC): ${instances.map((i, k) => `${i.id} ${perLinkKb[k]!.toFixed(1)} KB (${linksPer[k]} links, ${(rssBefore[k]! / 2 ** 20).toFixed(0)} → ${(rssBytes(i.pid) / 2 ** 20).toFixed(0)} MiB)`).join(', ')}; ` +
       `worst ${worstKb.toFixed(1)} KB (target ≤ ${TARGETS.rssKbPerLink} KB on every instance) ${verdict(worstKb <= TARGETS.rssKbPerLink)}`,
   )
+  // Not per link: V8 grows its young generation with the load, up to a size it takes from the memory the process may use.
+  say(`  V8's young generation now: ${instances.map((i, k) => `${i.id} ${youngMiB[k]!.toFixed(0)} MiB`).join(', ')}`)
 
   const idle = await idleWindow(f, heartbeatS, groups, line)
   const upLinks = total - failed

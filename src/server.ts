@@ -9,7 +9,8 @@ import { ShutdownDrain } from './http/shutdown-drain.js'
 import { natsSettings, probeNats } from './nats/connect-nats.js'
 import { openStorage, type Storage } from './storage/storage.js'
 
-const SHUTDOWN_GRACE_MS = 10_000
+/** After SIGTERM (and the drain) the instance has this long to stop before it exits anyway. */
+export const SHUTDOWN_GRACE_MS = 10_000
 
 /** Opens the database named by the configuration, or throws a ConfigError naming DATABASE_URL. */
 export async function openConfiguredStorage(config: Config): Promise<Storage> {
