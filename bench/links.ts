@@ -9,7 +9,7 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
@@ -23,6 +23,9 @@ const OPENING_AT_ONCE = 500
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
+
+/** Resident bytes of V8's young generation (new space), which V8 grows under load up to a size it takes from the memory the process may use. */
+const youngGenerationBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0
 
 async function settledRss(): Promise<number> {
   for (let i = 0; i < 3; i++) {
@@ -86,6 +89,7 @@ export default async function links(args: string[]): Promise<void> {
     await warm.close()
     while ((await linked()) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
     const before = await settledRss()
+    const youngBefore = youngGenerationBytes()
     const profiling = await profileIf(process.env.BENCH_PROFILE)
     const cpu = process.cpuUsage()
     const fleet = await openLinks(linkUrl, 'bench', count)
@@ -102,6 +106,11 @@ export default async function links(args: string[]): Promise<void> {
     console.log(`device process CPU per link: ${(fleet.cpu / count).toFixed(0)} µs (the devices share the machine's 2 cores with the server)`)
     console.log(`server RSS ${(before / 2 ** 20).toFixed(1)} MiB → ${(after / 2 ** 20).toFixed(1)} MiB`)
     console.log(`RSS per link: ${perLink.toFixed(1)} KB (target ≤ 12 KB) ${perLink <= 12 ? 'OK' : 'ABOVE TARGET'}`)
+    const young = youngGenerationBytes()
+    console.log(
+      `  of which V8's young generation grew ${((young - youngBefore) / 2 ** 20).toFixed(1)} MiB (${((young - youngBefore) / count / 1024).toFixed(1)} KB a link), to ${(young / 2 ** 20).toFixed(1)} MiB: ` +
+        `not per link, and sized from this process's memory limit (none here: the server runs in the benchmark process; docs/deploy.md, "Sizing")`,
+    )
     await fleet.close()
   } finally {
     await app.close()
