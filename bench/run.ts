@@ -5,13 +5,17 @@
  *
  * With BENCH_NODE_FLAGS set (node-flags.ts), this process starts the benchmark in a child Node
  * given those flags: the servers some benchmarks run in their own process get the same flags as
- * the server processes the others start.
+ * the server processes the others start. With BENCH_MEMORY_MAX=<MiB> that child starts in a
+ * memory cgroup of that size (bench-memory-limit.ts), as a deployment's `MemoryMax=` would give
+ * the server: for the benchmarks whose server runs in their own process (links, links-heap,
+ * events, console); the processes it forks share the limit.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { memoryLimit } from './bench-memory-limit.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -24,13 +28,16 @@ if (!name || !available.includes(name)) {
   console.error(`usage: npm run bench -- <${available.join('|')}> [args]`)
   process.exit(2)
 }
-if (BENCH_NODE_FLAGS.length > 0 && !process.env.BENCH_NODE_FLAGS_APPLIED) {
-  const child = spawn(process.execPath, [...process.execArgv, ...BENCH_NODE_FLAGS, fileURLToPath(import.meta.url), name, ...args], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_NODE_FLAGS_APPLIED: '1' },
-  })
+const memoryMaxMiB = Number(process.env.BENCH_MEMORY_MAX ?? 0)
+if (!Number.isInteger(memoryMaxMiB) || memoryMaxMiB < 0) throw new Error('BENCH_MEMORY_MAX must be a whole number of MiB')
+if ((BENCH_NODE_FLAGS.length > 0 || memoryMaxMiB > 0) && !process.env.BENCH_CHILD) {
+  const memory = memoryMaxMiB > 0 ? memoryLimit(`fleetgate-bench-${process.pid}`, memoryMaxMiB * 2 ** 20) : undefined
+  const command = [process.execPath, ...process.execArgv, ...BENCH_NODE_FLAGS, fileURLToPath(import.meta.url), name, ...args]
+  const [file, ...rest] = memory ? memory.wrap(command) : command
+  const child = spawn(file!, rest, { stdio: 'inherit', env: { ...process.env, BENCH_CHILD: '1' } })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
   const [code] = (await once(child, 'exit')) as [number | null]
+  await memory?.remove()
   process.exit(code ?? 1)
 }
 const mod = (await import(path.join(here, `${name}.js`))) as { default: (args: string[]) => Promise<void> }

@@ -83,14 +83,26 @@ describe.skipIf(!runnable)('two instances with a cluster key, and a NATS client 
 
   it("uses the instance's answer, not a forged reply to the device's request subject", async () => {
     const id = uniqueDeviceId()
-    const device = await RawDevice.link(a.linkUrl, { device_id: id }, () => ({ status: 200, data: { via: 'a-link' } }))
+    // The device answers only once the forged reply is on the server: it reaches B first, as a
+    // forger racing the real answer hopes (one arriving after the answer is simply too late).
+    let forgedSent!: () => void
+    const nextForgedReply = () => new Promise<void>((resolve) => (forgedSent = resolve))
+    let forgedReply = nextForgedReply()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, async () => {
+      await forgedReply
+      forgedReply = nextForgedReply()
+      return { status: 200, data: { via: 'a-link' } }
+    })
     const forged = forger.subscribe(natsSubjects.request(id), {
-      callback: (_err, msg) => msg.respond(encode({ answer: { status: 200, data: { via: 'forger' } } })),
+      callback: (_err, msg) => {
+        msg.respond(encode({ answer: { status: 200, data: { via: 'forger' } } }))
+        void forger.flush().then(() => forgedSent())
+      },
     })
     await forger.flush()
     const before = await rejected(b, 'unsigned')
     for (let i = 0; i < 3; i++) expect((await as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)).json().data).toEqual({ via: 'a-link' })
-    expect(await rejected(b, 'unsigned')).toBeGreaterThanOrEqual(before + 3)
+    await expect.poll(() => rejected(b, 'unsigned')).toBeGreaterThanOrEqual(before + 3)
     forged.unsubscribe()
     await device.close()
   })
