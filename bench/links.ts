@@ -8,6 +8,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
+import { totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -26,6 +27,12 @@ const gc = runInNewContext('gc') as () => void
 
 /** Resident bytes of V8's young generation (new space), which V8 grows under load up to a size it takes from the memory the process may use. */
 const youngGenerationBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0
+
+/** What V8 sized its heap from: the process's memory cgroup limit, or the machine's memory when it has none. */
+function memoryLimitText(): string {
+  const limit = process.constrainedMemory()
+  return limit > 0 && limit < totalmem() ? `this process's memory limit of ${(limit / 2 ** 20).toFixed(0)} MiB` : `the machine's ${(totalmem() / 2 ** 30).toFixed(0)} GiB (no memory limit; BENCH_MEMORY_MAX=<MiB> sets one)`
+}
 
 async function settledRss(): Promise<number> {
   for (let i = 0; i < 3; i++) {
@@ -109,7 +116,7 @@ export default async function links(args: string[]): Promise<void> {
     const young = youngGenerationBytes()
     console.log(
       `  of which V8's young generation grew ${((young - youngBefore) / 2 ** 20).toFixed(1)} MiB (${((young - youngBefore) / count / 1024).toFixed(1)} KB a link), to ${(young / 2 ** 20).toFixed(1)} MiB: ` +
-        `not per link, and sized from this process's memory limit (none here: the server runs in the benchmark process; docs/deploy.md, "Sizing")`,
+        `not per link, and sized from ${memoryLimitText()} (docs/deploy.md, "Sizing")`,
     )
     await fleet.close()
   } finally {
