@@ -110,10 +110,24 @@ export function openDescriptors(pid: number): number {
   }
 }
 
-/** Seconds an instance spent in major (mark-compact) garbage collections so far, from its /metrics. */
-export async function majorGcSeconds(instanceUrl: string): Promise<number> {
+export interface GcTotals {
+  /** Seconds in scavenges of the young generation so far. */
+  minor: number
+  /** Seconds in mark-compacts so far. */
+  major: number
+  /** Scavenges so far that took longer than 10 ms. */
+  longMinor: number
+}
+
+/** An instance's garbage collections so far, from prom-client's GC histogram on its /metrics. */
+export async function gcTotals(instanceUrl: string): Promise<GcTotals> {
   const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
-  return Number(/^fleetgate_nodejs_gc_duration_seconds_sum\{kind="major"\} ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN)
+  const read = (series: string) => Number(new RegExp(`^fleetgate_nodejs_gc_duration_seconds_${series} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? 0)
+  return {
+    minor: read('sum\\{kind="minor"\\}'),
+    major: read('sum\\{kind="major"\\}'),
+    longMinor: read('count\\{kind="minor"\\}') - read('bucket\\{le="0.01",kind="minor"\\}'),
+  }
 }
 
 /** The size of an instance's V8 young generation (new space) now, from its /metrics: V8 grows it with the load, up to a maximum it sizes from the memory it may use. */

@@ -29,7 +29,7 @@ import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
-import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, majorGcSeconds, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
+import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, gcTotals, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
 import { memoryLimit, type MemoryLimit } from './bench-memory-limit.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 import { RESERVED_DESCRIPTORS } from '../src/link/link-options.js'
@@ -416,7 +416,8 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   say(`warm-up, not counted: ${REQUESTS_WARM_UP} requests, p50 ${percentile(sortedMs(warm.timed), 50).toFixed(1)} ms, p99 ${percentile(sortedMs(warm.timed), 99).toFixed(1)} ms`)
   say(`${REQUESTS} requests (random machine, random instance, ${REQUESTS_IN_FLIGHT} in flight) while the fleet heartbeats`)
   await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
-  const gcBefore = await Promise.all(f.instances.map((i) => majorGcSeconds(i.url).catch(() => NaN)))
+  const noGc = { minor: NaN, major: NaN, longMinor: NaN }
+  const gcBefore = await Promise.all(f.instances.map((i) => gcTotals(i.url).catch(() => noGc)))
   const cpuBefore = cpuSeconds(process.pid)
   const machineBefore = machineCpu()
   const began = performance.now()
@@ -424,10 +425,14 @@ async function requests(f: Fleet, line: (text: string) => void): Promise<void> {
   const wallS = (performance.now() - began) / 1000
   const machineAfter = machineCpu()
   const stalls = await Promise.all(f.instances.map((i) => eventLoopMaxMs(i.url).catch(() => NaN)))
-  const gcMs = (await Promise.all(f.instances.map((i) => majorGcSeconds(i.url).catch(() => NaN)))).map((after, k) => (after - gcBefore[k]!) * 1000)
+  const gc = (await Promise.all(f.instances.map((i) => gcTotals(i.url).catch(() => noGc)))).map((after, k) => ({
+    minorMs: (after.minor - gcBefore[k]!.minor) * 1000,
+    majorMs: (after.major - gcBefore[k]!.major) * 1000,
+    longMinor: after.longMinor - gcBefore[k]!.longMinor,
+  }))
   say(
     `  longest event-loop delay of each instance during the round: ${stalls.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; ` +
-      `time in major GC: ${gcMs.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; ` +
+      `time in GC, minor + major (scavenges over 10 ms): ${gc.map((g) => `${g.minorMs.toFixed(0)} + ${g.majorMs.toFixed(0)} ms (${g.longMinor})`).join(' / ')}; ` +
       `machine ${((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total)).toFixed(0)} % busy over ${wallS.toFixed(1)} s (this bench's own load generator ${((cpuSeconds(process.pid) - cpuBefore) / wallS).toFixed(2)} cores)`,
   )
   for (const route of ['direct', 'hop'] as const) {
