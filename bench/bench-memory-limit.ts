@@ -1,10 +1,12 @@
 /**
- * A memory limit for one server process of a benchmark, as a deployment gives each instance
- * (systemd `MemoryMax=`, a container's memory limit): a memory cgroup of its own under this
- * process's cgroup. Node sizes V8's heap from the limit at start, the young generation included
+ * A memory limit for a process a benchmark starts (an instance of `fleet`, or the benchmark
+ * process itself under BENCH_MEMORY_MAX), as a deployment gives each instance (systemd
+ * `MemoryMax=`, a container's memory limit): a memory cgroup of its own under this process's
+ * cgroup. Node sizes V8's heap from the limit at start, the young generation included
  * (docs/deploy.md, "Sizing"), so the command is started inside the cgroup, not moved there.
  * Needs root and a memory controller this process may use (cgroup v1, or v2 with `memory` in
- * the parent's `cgroup.subtree_control`); otherwise `memoryLimit` throws and says why.
+ * the parent's `cgroup.subtree_control`; tried on v1 only); otherwise `memoryLimit` throws, or
+ * the wrapped command fails to join the cgroup and does not start, and says why.
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
