@@ -78,9 +78,14 @@ export async function natsCounters(monitorUrl: string): Promise<{ inMsgs: number
   return { inMsgs: varz.in_msgs, outMsgs: varz.out_msgs }
 }
 
+/** One instance's /metrics text (a scrape; prom-client resets its event-loop delay histogram at each). */
+async function metricsOf(instanceUrl: string): Promise<string> {
+  return (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+}
+
 /** The `fleetgate_device_links` gauge of one instance. */
 export async function linksOf(instanceUrl: string): Promise<number> {
-  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  const text = await metricsOf(instanceUrl)
   return Number(/^fleetgate_device_links (\d+)/m.exec(text)?.[1] ?? NaN)
 }
 
@@ -89,7 +94,7 @@ export async function linksOf(instanceUrl: string): Promise<number> {
  * the delay histogram at each scrape), in ms: a stall of the instance shows here.
  */
 export async function eventLoopMaxMs(instanceUrl: string): Promise<number> {
-  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  const text = await metricsOf(instanceUrl)
   return Number(/^fleetgate_nodejs_eventloop_lag_max_seconds ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN) * 1000
 }
 
@@ -121,7 +126,7 @@ export interface GcTotals {
 
 /** An instance's garbage collections so far, from prom-client's GC histogram on its /metrics. */
 export async function gcTotals(instanceUrl: string): Promise<GcTotals> {
-  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  const text = await metricsOf(instanceUrl)
   const read = (series: string) => Number(new RegExp(`^fleetgate_nodejs_gc_duration_seconds_${series} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? 0)
   return {
     minor: read('sum\\{kind="minor"\\}'),
@@ -132,6 +137,6 @@ export async function gcTotals(instanceUrl: string): Promise<GcTotals> {
 
 /** The size of an instance's V8 young generation (new space) now, from its /metrics: V8 grows it with the load, up to a maximum it sizes from the memory it may use. */
 export async function youngGenerationBytes(instanceUrl: string): Promise<number> {
-  const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  const text = await metricsOf(instanceUrl)
   return Number(/^fleetgate_nodejs_heap_space_size_total_bytes\{space="new"\} ([\d.e+-]+)/m.exec(text)?.[1] ?? NaN)
 }

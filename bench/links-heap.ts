@@ -10,13 +10,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { getHeapSpaceStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8'
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
 import { option } from './bench-options.js'
-import { openLinks } from './links.js'
+import { openLinks, youngGenerationBytes } from './links.js'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -55,8 +55,7 @@ async function settled(): Promise<NodeJS.MemoryUsage & { young: number }> {
     gc()
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0
-  return { ...process.memoryUsage(), young }
+  return { ...process.memoryUsage(), young: youngGenerationBytes() }
 }
 
 export default async function linksHeap(args: string[]): Promise<void> {

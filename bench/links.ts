@@ -26,7 +26,7 @@ setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
 /** Resident bytes of V8's young generation (new space), which V8 grows under load up to a size it takes from the memory the process may use. */
-const youngGenerationBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0
+export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0
 
 /** What V8 sized its heap from: the process's memory cgroup limit, or the machine's memory when it has none. */
 function memoryLimitText(): string {

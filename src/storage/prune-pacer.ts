@@ -15,8 +15,8 @@ export const PRUNE_BATCH_TARGET_MS = 5
 /**
  * Between two batches a pass rests at least as long as the last batch took (and this long at
  * least): pruning a large backlog holds SQLite's write lock (and its one connection, and the event
- * loop) a fifth of the time or less at the target size, and paces PostgreSQL's WAL, so ingest keeps its pace while a
- * backlog is pruned. PostgreSQL deletes a batch by ctid in a few milliseconds: resting only as
+ * loop) a fifth of the time or less at the target size, and paces PostgreSQL's WAL, so ingest
+ * keeps its pace while a backlog is pruned. PostgreSQL deletes a batch by ctid in a few milliseconds: resting only as
  * long let a backlog's WAL slow ingest 7× (p99, `bench -- data`); 20 ms caps pruning at 50,000
  * rows a second.
  */
