@@ -166,6 +166,8 @@ describe.skipIf(!chromiumAvailable())('console: firmware releases and the audit 
     const activated = release(21).manifest.release
     await filters.getByRole('button', { name: 'Clear filters', exact: true }).click()
     await page.waitForURL((url) => url.search === '')
+    // The URL changes before the form is drawn again for it (a transition): wait for the new form, or its render would drop what is typed next.
+    await expect.poll(() => filters.getByRole('textbox', { name: 'Actor', exact: true }).inputValue()).toBe('')
     await filters.getByRole('textbox', { name: 'Action', exact: true }).fill('firmware.upload')
     await filters.getByRole('textbox', { name: 'Release', exact: true }).fill(activated)
     await page.keyboard.press('Enter')
