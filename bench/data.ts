@@ -28,6 +28,7 @@ import { loadConfig } from '../src/config/config.js'
 import { openConfiguredStorage } from '../src/server.js'
 import type { Storage } from '../src/storage/storage.js'
 import { recountTallies } from '../src/storage/window-tallies.js'
+import { summarizeRanges } from '../src/platform/telemetry/point-ranges.js'
 import { recountDevices } from '../src/platform/devices/device-tallies.js'
 import { TALLIED_STATUSES } from '../src/platform/commands/command-tallies.js'
 import { DAY_MS, KEYS, SPAN_DAYS, deviceId, loadData, loadLastDay, type DataShape, type LoadedData } from './bench-data-load.js'
@@ -156,8 +157,9 @@ async function runDialect(dialect: 'sqlite' | 'pg', o: Options, cleanups: Set<()
       if (storage.dialect === 'postgres') await sql`vacuum analyze`.execute(storage.db)
       // …but not the last day's points, as fresh as ingest leaves them.
       await loadLastDay(storage.db, o.dayPoints, Date.now(), progress)
-      // Loaded past the stores: the summary's tallies are counted from the rows, as the migrations fill them.
+      // Loaded past the stores: the summary's tallies (and SQLite's point ranges) are counted from the rows, as the migrations fill them.
       await recountTallies(storage.db)
+      if (storage.dialect === 'sqlite') await summarizeRanges(storage.db)
       await recountDevices(storage.db)
       await storage.db
         .insertInto('platform_command_tallies')

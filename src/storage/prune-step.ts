@@ -1,16 +1,17 @@
 import { sql, type Expression, type SqlBool } from 'kysely'
 import { bucketOf, tally, type TallyKind } from './window-tallies.js'
 import type { Db, RowId } from './storage.js'
-/** What one batch of a pruning pass deleted: how many rows, and the newest time among them (where the next batch starts). */
+/** What one batch of a pruning pass deleted: how many rows, and where the next batch starts (its `from`). */
 export interface PruneStep {
   deleted: number
-  newest?: number
+  /** Along the time index, the newest time deleted; along SQLite's point ranges, the next row id. */
+  next?: number
 }
 
 export function pruneStep(rows: { ts: number }[]): PruneStep {
   let newest: number | undefined
   for (const { ts } of rows) if (newest === undefined || ts > newest) newest = Number(ts)
-  return newest === undefined ? { deleted: 0 } : { deleted: rows.length, newest }
+  return newest === undefined ? { deleted: 0 } : { deleted: rows.length, next: newest }
 }
 
 /** The rows of a table that `window-tallies` counts, under `kind`: those matching `where` (default: all). */
@@ -21,7 +22,7 @@ export interface TalliedRows {
 
 /**
  * Deletes up to `batch` of the oldest rows of `table` older than `cutoff`, from `from` on (the
- * `newest` of the previous batch): each batch starts where the last ended on the time index,
+ * `next` of the previous batch): each batch starts where the last ended on the time index,
  * never walking again over what was deleted (on PostgreSQL, dead index entries until vacuum).
  * `rowId` names the rows: the table's key, or for a table without one the engine's row id
  * (`Storage.rowId`; PostgreSQL finds a `ctid` list by TID scans). The deleted rows that

@@ -71,7 +71,7 @@ describe.each(DIALECTS)('platform retention on %s', (dialect) => {
     expect(steps.every((s) => s.deleted <= s.batch && s.batch <= PRUNE_BATCH)).toBe(true)
     expect(steps[0]!.batch).toBe(PRUNE_BATCH)
     expect(steps[0]!.from).toBeUndefined()
-    for (let i = 1; i < steps.length; i++) expect(steps[i]!.from).toBe(steps[i - 1]!.newest)
+    for (let i = 1; i < steps.length; i++) expect(steps[i]!.from).toBe(steps[i - 1]!.next)
     const left = await db.selectFrom('platform_telemetry').select((eb) => eb.fn.countAll<number>().as('n')).where('ts', '<', now - 7 * DAY).executeTakeFirstOrThrow()
     expect(Number(left.n)).toBe(0)
   })

@@ -70,7 +70,7 @@ describe.each(DIALECTS)('the summary tallies per minute on %s', (dialect) => {
 
     // A cutoff inside a minute: that minute keeps the count of its points after the cutoff.
     const cutoff = T0 + 20_000
-    for (let from: number | undefined, step = { deleted: 1 } as { deleted: number; newest?: number }; step.deleted > 0; from = step.newest) {
+    for (let from: number | undefined, step = { deleted: 1 } as { deleted: number; next?: number }; step.deleted > 0; from = step.next) {
       step = await store.pruneBatch(cutoff, 50, from)
     }
     await dropTalliesBefore(a.db, 'telemetry', cutoff) // as the retention job does once it reached the cutoff

@@ -41,7 +41,7 @@ export interface RetentionResult {
 
 /**
  * Periodic housekeeping: prunes telemetry and logs past their retention in small batches, oldest
- * first along the time index, sized and paced by a `PrunePacer`, drops the summary's tallies of the pruned minutes, applies the command time rules, drops expired
+ * first along the time index (SQLite's telemetry: in row order over its point ranges), sized and paced by a `PrunePacer`, drops the summary's tallies of the pruned minutes, applies the command time rules, drops expired
  * binding codes, login counters and rate-limit hits whose window ended, and revoked sessions no token of which can still be valid. Runs never overlap; `stop` waits for a running pass. `now` dates the retention
  * of telemetry, logs and binding codes; the command time rules are on the database's clock.
  */
@@ -102,12 +102,12 @@ export class RetentionJob {
   }
 }
 
-/** Batches until one comes back short; each starts at the newest time the previous one deleted. */
+/** Batches until one comes back short; each starts where the previous one ended. */
 async function pruneInBatches(prune: (batch: number, from: number | undefined) => Promise<PruneStep>, signal?: AbortSignal): Promise<number> {
   let from: number | undefined
   const { deleted } = await pruneUntilShort(new PrunePacer(signal), async (size) => {
     const step = await prune(size, from)
-    from = step.newest
+    from = step.next
     return step.deleted
   })
   return deleted

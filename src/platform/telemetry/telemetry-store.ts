@@ -4,6 +4,7 @@ import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
 import { countSince, tally } from '../../storage/window-tallies.js'
+import { countInRanges, pruneRanges, recordRanges } from './point-ranges.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
 import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
@@ -37,7 +38,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
  * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, in one
  * transaction: a read of its devices (see `admit`), a read of its series ids (an insert of the new ones), one multi-row INSERT of
- * the points, one UPDATE moving the series' newest points, one upsert adding them to the
+ * the points (on SQLite, with an upsert of their ranges' time bounds: see `point-ranges.ts`), one UPDATE moving the series' newest points, one upsert adding them to the
  * summary's tallies per minute.
  */
 export class TelemetryStore {
@@ -102,7 +103,13 @@ export class TelemetryStore {
     for (const { deviceId, points } of batches) {
       for (const [key, ts, value] of points) rows.push({ series_id: ids.get(seriesKey(deviceId, key))!, ts, value })
     }
-    for (const statement of this.insertPoints.statements(rows)) await tx.executeQuery(statement)
+    let stored = 0
+    for (const statement of this.insertPoints.statements(rows)) {
+      const { insertId, numAffectedRows } = await tx.executeQuery(statement)
+      const inserted = Number(numAffectedRows)
+      if (this.dialect === 'sqlite') await recordRanges(tx, Number(insertId), rows.slice(stored, stored + inserted).map((r) => r.ts))
+      stored += inserted
+    }
     const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
     await moveNewest(tx, moved)
     await tally(tx, 'telemetry', pointTimes(batches))
@@ -197,6 +204,7 @@ export class TelemetryStore {
   /** Points with a time at or after `since`: their tallies per minute, and the points of the minute `since` lies in. */
   countSince(since: number): Promise<number> {
     return countSince(this.db, 'telemetry', since, async (from, to) => {
+      if (this.dialect === 'sqlite') return countInRanges(this.db, from, to)
       const row = await this.db
         .selectFrom('platform_telemetry')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -207,8 +215,12 @@ export class TelemetryStore {
     })
   }
 
-  /** Deletes up to `batch` of the oldest points older than `cutoff`, from `from` on (see `pruneOldest`). */
+  /**
+   * Deletes up to `batch` points older than `cutoff`, from `from` on: on PostgreSQL the oldest
+   * along the time index (see `pruneOldest`), on SQLite in row order over its point ranges (see `pruneRanges`).
+   */
   pruneBatch(cutoff: number, batch: number, from?: number): Promise<PruneStep> {
+    if (this.dialect === 'sqlite') return pruneRanges(this.db, cutoff, batch, from)
     return pruneOldest(this.db, 'platform_telemetry', cutoff, batch, from, this.rowId, { kind: 'telemetry' })
   }
 }

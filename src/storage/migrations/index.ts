@@ -22,6 +22,7 @@ import { productionEventsOneTimeIndex } from './0019-production-events-one-time-
 import { windowTallies } from './0020-window-tallies.js'
 import { deviceTallies } from './0021-device-tallies.js'
 import { deviceRowRoom } from './0022-device-row-room.js'
+import { pointRanges } from './0023-point-ranges.js'
 
 /** Ordered by name; never rename or edit a migration that has shipped: add a new one. */
 const FACTORIES: Record<string, MigrationFactory> = {
@@ -47,6 +48,7 @@ const FACTORIES: Record<string, MigrationFactory> = {
   '0020-window-tallies': windowTallies,
   '0021-device-tallies': deviceTallies,
   '0022-device-row-room': deviceRowRoom,
+  '0023-point-ranges': pointRanges,
 }
 
 export function migrationsFor(ctx: MigrationContext): Record<string, Migration> {

@@ -36,6 +36,15 @@ export interface PlatformTables {
     /** JSON text of a number, boolean or string. */
     value: string
   }
+  /**
+   * SQLite only: the time bounds of the points per range of row ids, in place of an index on
+   * time (see `point-ranges.ts`). `range_id` is a point's row id divided by `RANGE_ROWS`.
+   */
+  platform_telemetry_ranges: {
+    range_id: number
+    min_ts: number
+    max_ts: number
+  }
   platform_commands: {
     id: Generated<number>
     device_id: string
