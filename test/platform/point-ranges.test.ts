@@ -131,7 +131,9 @@ describe('telemetry point ranges on sqlite', () => {
       select count(*) from platform_telemetry_ranges as r
       inner join platform_telemetry as p on p.rowid >= r.range_id * ${sql.lit(RANGE_ROWS)} and p.rowid < (r.range_id + 1) * ${sql.lit(RANGE_ROWS)}
       where r.min_ts < 1 and r.max_ts >= 0 and p.ts >= 0 and p.ts < 1`.execute(storage.db)
-    expect(plan.rows.map((r) => r.detail).join('\n')).toMatch(/SEARCH p USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/)
+    const steps = plan.rows.map((r) => r.detail).join('\n')
+    expect(steps).toMatch(/SEARCH r USING INDEX platform_telemetry_ranges_max_ts \(max_ts>\?\)/)
+    expect(steps).toMatch(/SEARCH p USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/)
   })
 
   it('migration 0023 summarizes the points stored before it and drops the time index; down brings the index back', async () => {

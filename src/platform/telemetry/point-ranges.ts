@@ -18,7 +18,7 @@ import { bucketOf, tally } from '../../storage/window-tallies.js'
  * SQLite only: PostgreSQL keeps its time index (its points are named by `ctid`, which an INSERT
  * does not return, and it orders points by free space, not by arrival).
  */
-export const RANGE_ROWS = 4096
+export const RANGE_ROWS = 1024
 
 const rangeOf = (rowId: number) => Math.floor(rowId / RANGE_ROWS)
 

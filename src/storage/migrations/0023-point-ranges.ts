@@ -15,10 +15,12 @@ export const pointRanges: MigrationFactory = (ctx) => ({
       .addColumn('min_ts', 'bigint', (c) => c.notNull())
       .addColumn('max_ts', 'bigint', (c) => c.notNull())
       .execute()
-    // 4096: RANGE_ROWS when this was written.
+    // The summary's edge minute reads the ranges holding points that recent, not all of them.
+    await db.schema.createIndex('platform_telemetry_ranges_max_ts').on('platform_telemetry_ranges').column('max_ts').execute()
+    // 1024: RANGE_ROWS when this was written.
     await sql`
       insert into platform_telemetry_ranges (range_id, min_ts, max_ts)
-      select rowid / 4096, min(ts), max(ts) from platform_telemetry group by rowid / 4096`.execute(db)
+      select rowid / 1024, min(ts), max(ts) from platform_telemetry group by rowid / 1024`.execute(db)
     await db.schema.dropIndex('platform_telemetry_ts').execute()
   },
   async down(db: AnyDb) {
