@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import { type PruneStep } from '../../storage/prune-step.js'
+import type { Database } from '../../storage/database.js'
+import { insertColumns, MultiRowInsert } from '../../storage/multi-row-insert.js'
 import type { Db, Tx } from '../../storage/storage.js'
 import { bucketOf, tally } from '../../storage/window-tallies.js'
 
@@ -34,7 +36,7 @@ interface RangeBounds {
  * consecutive row ids (one more than the largest in the table, row after row). Call in the
  * INSERT's transaction, with the `insertId` it reported.
  */
-export async function recordRanges(tx: Tx, lastRowId: number, times: readonly number[]): Promise<void> {
+export async function recordRanges(tx: Tx, upsert: RangeUpsert, lastRowId: number, times: readonly number[]): Promise<void> {
   if (times.length === 0) return
   const first = lastRowId - times.length + 1
   const bounds: RangeBounds[] = []
@@ -47,17 +49,24 @@ export async function recordRanges(tx: Tx, lastRowId: number, times: readonly nu
       if (ts > last.max_ts) last.max_ts = ts
     } else bounds.push({ range_id: range, min_ts: ts, max_ts: ts })
   }
-  await tx
-    .insertInto('platform_telemetry_ranges')
-    .values(bounds)
-    .onConflict((oc) =>
-      oc.column('range_id').doUpdateSet({
-        min_ts: sql`min(platform_telemetry_ranges.min_ts, excluded.min_ts)`,
-        max_ts: sql`max(platform_telemetry_ranges.max_ts, excluded.max_ts)`,
-      }),
-    )
-    .execute()
+  for (const statement of upsert.statements(bounds)) await tx.executeQuery(statement)
 }
+
+export type RangeUpsert = ReturnType<typeof rangeUpsert>
+
+/** Widens ranges' bounds, creating those not recorded yet (its text built once per row count: it runs with every INSERT of points). */
+export const rangeUpsert = (db: Db) =>
+  new MultiRowInsert(insertColumns<Database['platform_telemetry_ranges']>()('range_id', 'min_ts', 'max_ts'), (rows: RangeBounds[]) =>
+    db
+      .insertInto('platform_telemetry_ranges')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.column('range_id').doUpdateSet({
+          min_ts: sql`min(platform_telemetry_ranges.min_ts, excluded.min_ts)`,
+          max_ts: sql`max(platform_telemetry_ranges.max_ts, excluded.max_ts)`,
+        }),
+      ),
+  )
 
 /** Rebuilds every range's bounds from the points (after points were written past `recordRanges`). */
 export async function summarizeRanges(db: Db | Tx): Promise<void> {

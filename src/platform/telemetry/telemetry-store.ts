@@ -4,7 +4,7 @@ import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
 import { countSince, tally } from '../../storage/window-tallies.js'
-import { countInRanges, pruneRanges, recordRanges } from './point-ranges.js'
+import { countInRanges, pruneRanges, rangeUpsert, recordRanges, type RangeUpsert } from './point-ranges.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
 import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
@@ -45,6 +45,8 @@ export class TelemetryStore {
   private readonly commits: GroupCommit<PendingBatch>
   private readonly insertPoints: ReturnType<typeof pointInsert>
   private readonly insertSeries: ReturnType<typeof seriesInsert>
+  /** SQLite only: the time bounds of the points' row id ranges. */
+  private readonly upsertRanges?: RangeUpsert
 
   /**
    * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
@@ -62,6 +64,7 @@ export class TelemetryStore {
     this.dialect = storage.dialect
     this.insertPoints = pointInsert(db)
     this.insertSeries = seriesInsert(db)
+    if (storage.dialect === 'sqlite') this.upsertRanges = rangeUpsert(db)
     this.commits = new GroupCommit({
       commit: (batches) => db.transaction().execute((tx) => this.write(tx, batches)),
       maxQueued: options.maxQueuedPoints ?? MAX_QUEUED_POINTS,
@@ -107,7 +110,7 @@ export class TelemetryStore {
     for (const statement of this.insertPoints.statements(rows)) {
       const { insertId, numAffectedRows } = await tx.executeQuery(statement)
       const inserted = Number(numAffectedRows)
-      if (this.dialect === 'sqlite') await recordRanges(tx, Number(insertId), rows.slice(stored, stored + inserted).map((r) => r.ts))
+      if (this.upsertRanges) await recordRanges(tx, this.upsertRanges, Number(insertId), rows.slice(stored, stored + inserted).map((r) => r.ts))
       stored += inserted
     }
     const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
