@@ -10,8 +10,8 @@ import { bucketOf, tally } from '../../storage/window-tallies.js'
  * in place of an index on time (the block-range idea of PostgreSQL's BRIN). Points are stored in
  * row id order, which is the order they arrived in, so a range's points are a few pages written
  * together and mostly of one stretch of time. A time index cost ingest an insert per point into a
- * second B-tree (`bench -- ingest`, nine rounds each: 0.40 of the plain storage limit with it,
- * 0.47 with the ranges); the bounds cost one upsert per INSERT statement. Retention deletes the expired points range by
+ * second B-tree (`bench -- ingest`: 0.42 of the plain storage limit with it, 0.48 with the
+ * ranges, medians of 12 and 15 rounds); the bounds cost one upsert per INSERT statement. Retention deletes the expired points range by
  * range, in row id order (each page rewritten once), and the summary's edge minute counts only
  * the ranges whose bounds reach into it.
  *
