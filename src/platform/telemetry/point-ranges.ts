@@ -11,9 +11,10 @@ import { bucketOf, tally } from '../../storage/window-tallies.js'
  * row id order, which is the order they arrived in, so a range's points are a few pages written
  * together and mostly of one stretch of time. A time index cost ingest an insert per point into a
  * second B-tree (`bench -- ingest`: 0.42 of the plain storage limit with it, 0.48 with the
- * ranges, medians of 12 and 15 rounds); the bounds cost one upsert per INSERT statement. Retention deletes the expired points range by
- * range, in row id order (each page rewritten once), and the summary's edge minute counts only
- * the ranges whose bounds reach into it.
+ * ranges, medians of 12 and 15 rounds); the bounds cost one upsert per INSERT statement.
+ * Retention deletes the expired points range by range, in row id order (each of the table's
+ * pages rewritten once; the series index's leaves as often as points of theirs are deleted in
+ * separate batches), and the summary's edge minute counts only the ranges whose bounds reach into it.
  *
  * The bounds hold every point of their range: `min_ts` at most, `max_ts` at least, each point's
  * time. Writes that bypass `recordRanges` (the data benchmark's load) call `summarizeRanges` after.
