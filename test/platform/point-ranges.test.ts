@@ -1,6 +1,6 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { countInRanges, pruneRanges, RANGE_ROWS, summarizeRanges } from '../../src/platform/telemetry/point-ranges.js'
+import { countInRanges, countInRangesQuery, pruneRanges, RANGE_ROWS, summarizeRanges } from '../../src/platform/telemetry/point-ranges.js'
 import { TelemetryStore, type TimedRecord } from '../../src/platform/telemetry/telemetry-store.js'
 import { pointRanges } from '../../src/storage/migrations/0023-point-ranges.js'
 import type { MigrationContext } from '../../src/storage/migrations/migration-context.js'
@@ -127,10 +127,8 @@ describe('telemetry point ranges on sqlite', () => {
     ] as const) {
       expect(await countInRanges(storage.db, from, to)).toBe(await countWhere(storage, sql`ts >= ${from} and ts < ${to}`))
     }
-    const plan = await sql<{ detail: string }>`explain query plan
-      select count(*) from platform_telemetry_ranges as r
-      inner join platform_telemetry as p on p.rowid >= r.range_id * ${sql.lit(RANGE_ROWS)} and p.rowid < (r.range_id + 1) * ${sql.lit(RANGE_ROWS)}
-      where r.min_ts < 1 and r.max_ts >= 0 and p.ts >= 0 and p.ts < 1`.execute(storage.db)
+    const query = countInRangesQuery(storage.db, edge, edge + 60_000).compile()
+    const plan = await storage.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))
     const steps = plan.rows.map((r) => r.detail).join('\n')
     expect(steps).toMatch(/SEARCH r USING INDEX platform_telemetry_ranges_max_ts \(max_ts>\?\)/)
     expect(steps).toMatch(/SEARCH p USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/)

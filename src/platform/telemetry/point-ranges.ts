@@ -152,7 +152,13 @@ async function tightenBounds(tx: Tx, range: number): Promise<void> {
 
 /** Points with `from` ≤ time < `to`: counted in the ranges whose bounds overlap that span only. */
 export async function countInRanges(db: Db, from: number, to: number): Promise<number> {
-  const row = await db
+  const row = await countInRangesQuery(db, from, to).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** The query of `countInRanges` (its plan is tested). */
+export function countInRangesQuery(db: Db, from: number, to: number) {
+  return db
     .selectFrom('platform_telemetry_ranges as r')
     .innerJoin('platform_telemetry as p', (join) =>
       join
@@ -164,6 +170,4 @@ export async function countInRanges(db: Db, from: number, to: number): Promise<n
     .where('r.max_ts', '>=', from)
     .where('p.ts', '>=', from)
     .where('p.ts', '<', to)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
 }
