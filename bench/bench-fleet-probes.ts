@@ -56,15 +56,18 @@ export interface PostgresCounters {
   transactions: number
   /** pg_stat_database deadlocks: batches of rows locked in different orders would show here. */
   deadlocks: number
+  /** pg_stat_database sessions (PostgreSQL ≥ 14; NaN before): connections opened, each a new backend process. */
+  sessions: number
 }
 
 export async function postgresCounters(client: pg.Client, database: string): Promise<PostgresCounters> {
   const statements = await client.query<{ calls: string }>('select coalesce(sum(calls), 0)::text as calls from pg_stat_statements')
-  const db = await client.query<{ xacts: string; deadlocks: string }>(
-    'select (xact_commit + xact_rollback)::text as xacts, deadlocks::text as deadlocks from pg_stat_database where datname = $1',
+  const db = await client.query<{ xacts: string; deadlocks: string; sessions: string | null }>(
+    "select (xact_commit + xact_rollback)::text as xacts, deadlocks::text as deadlocks, to_jsonb(d) ->> 'sessions' as sessions from pg_stat_database d where datname = $1",
     [database],
   )
-  return { statements: Number(statements.rows[0]!.calls), transactions: Number(db.rows[0]?.xacts ?? 0), deadlocks: Number(db.rows[0]?.deadlocks ?? 0) }
+  const row = db.rows[0]
+  return { statements: Number(statements.rows[0]!.calls), transactions: Number(row?.xacts ?? 0), deadlocks: Number(row?.deadlocks ?? 0), sessions: Number(row?.sessions ?? NaN) }
 }
 
 /** The statements that ran most often since `pg_stat_statements_reset()`, for the report. */

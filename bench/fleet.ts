@@ -275,6 +275,7 @@ async function measure(f: Fleet, heartbeatS: number): Promise<void> {
   await sleep(2000)
   const rssBefore = instances.map((i) => rssBytes(i.pid))
   const cpuBefore = cpuOf(groups())
+  const sessionsBefore = (await postgresCounters(f.stats, f.database)).sessions
   say(`opening ${total} links from ${devices.length} device processes (round-robin over the instances)`)
   const t0 = performance.now()
   let opened: { seconds: number; failed: number }[] | undefined
@@ -302,6 +303,7 @@ async function measure(f: Fleet, heartbeatS: number): Promise<void> {
   const failed = sum(opened.map((o) => o.failed))
   readingAt(t0 + seconds * 1000, total - failed)
   const retries = sum((await reports(f)).map((r) => r.openRetries))
+  const sessionsOpened = (await postgresCounters(f.stats, f.database)).sessions - sessionsBefore
   const rate = (total - failed) / seconds
   line(
     `registration: ${total - failed} of ${total} in ${seconds.toFixed(1)} s = ${rate.toFixed(0)} registrations/s (target ≥ ${TARGETS.registrationsPerS}) ${verdict(rate >= TARGETS.registrationsPerS && failed === 0)}` +
@@ -310,7 +312,8 @@ async function measure(f: Fleet, heartbeatS: number): Promise<void> {
   )
   say(
     `  CPU while registering: instances ${(cpuOpen.instances! - cpuBefore.instances!).toFixed(1)} s (${(((cpuOpen.instances! - cpuBefore.instances!) * 1e6) / total).toFixed(0)} µs/registration), ` +
-      `PostgreSQL ${(cpuOpen.postgres! - cpuBefore.postgres!).toFixed(1)} s, NATS ${(cpuOpen.nats! - cpuBefore.nats!).toFixed(1)} s, devices ${(cpuOpen.devices! - cpuBefore.devices!).toFixed(1)} s over ${seconds.toFixed(1)} s wall`,
+      `PostgreSQL ${(cpuOpen.postgres! - cpuBefore.postgres!).toFixed(1)} s, NATS ${(cpuOpen.nats! - cpuBefore.nats!).toFixed(1)} s, devices ${(cpuOpen.devices! - cpuBefore.devices!).toFixed(1)} s over ${seconds.toFixed(1)} s wall; ` +
+      `PostgreSQL connections opened meanwhile ${sessionsOpened}`,
   )
 
   // A full heartbeat round, then memory.
@@ -362,9 +365,10 @@ async function idleWindow(f: Fleet, seconds: number, groups: () => Record<string
   // The two statements of each reading are this bench's own, not the fleet's.
   const statementsPerS = (pgAfter.statements - pgBefore.statements - 2) / elapsed
   const xactsPerS = (pgAfter.transactions - pgBefore.transactions) / elapsed
+  const sessionsPerS = (pgAfter.sessions - pgBefore.sessions) / elapsed
   const cores = (name: string) => (cpuAfter[name]! - cpuBefore[name]!) / elapsed
   line(`idle CPU of all instances: ${cores('instances').toFixed(2)} cores (target ≤ ${TARGETS.idleCores}) ${verdict(cores('instances') <= TARGETS.idleCores)}; per instance ${perInstance.map((c) => c.toFixed(2)).join(' / ')}`)
-  line(`idle PostgreSQL: ${statementsPerS.toFixed(0)} statements/s from pg_stat_statements (target ≤ ${TARGETS.statementsPerS}) ${verdict(statementsPerS <= TARGETS.statementsPerS)}; ${xactsPerS.toFixed(0)} transactions/s from pg_stat_database`)
+  line(`idle PostgreSQL: ${statementsPerS.toFixed(0)} statements/s from pg_stat_statements (target ≤ ${TARGETS.statementsPerS}) ${verdict(statementsPerS <= TARGETS.statementsPerS)}; ${xactsPerS.toFixed(0)} transactions/s and ${sessionsPerS.toFixed(2)} connections opened/s from pg_stat_database`)
   line(`idle NATS: ${((natsAfter.inMsgs - natsBefore.inMsgs) / elapsed).toFixed(0)} msgs/s in, ${((natsAfter.outMsgs - natsBefore.outMsgs) / elapsed).toFixed(0)} msgs/s out`)
   say(`  idle CPU elsewhere: PostgreSQL ${cores('postgres').toFixed(2)} cores, NATS ${cores('nats').toFixed(2)}, device processes ${cores('devices').toFixed(2)}`)
   say('  most frequent statements in the window:')
