@@ -1,7 +1,8 @@
-import { useRef, useState } from 'react'
+import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import type { AuditFilter } from '../../../api/query-keys'
+import { useUrlDraft } from '../../../components/ui/use-url-draft'
 
 /** The URL's query names of the filters: the API's own. */
 export const AUDIT_FILTER_PARAMS = ['action', 'actor', 'release_id'] as const
@@ -47,22 +48,12 @@ export function AuditFilters() {
   const [params, setParams] = useSearchParams()
   const filter = filterOf(params)
   const inUrl = queryOf(filter).toString()
-  const [texts, setTexts] = useState(() => textsOf(filter))
-  // The filter this form last applied, and the URL's filter as last seen.
-  const [applied, setApplied] = useState(inUrl)
-  const [seen, setSeen] = useState(inUrl)
-  if (inUrl !== seen) {
-    setSeen(inUrl)
-    if (inUrl !== applied) {
-      setApplied(inUrl)
-      setTexts(textsOf(filter))
-    }
-  }
+  const { draft: texts, setDraft: setTexts, applying } = useUrlDraft(inUrl, () => textsOf(filter))
   const firstBox = useRef<HTMLInputElement>(null)
   const labels = { action: t('audit.action'), actor: t('audit.actor'), release_id: t('audit.release') }
   const apply = (next: FilterTexts) => {
     const query = queryOf(next)
-    setApplied(query.toString())
+    applying(query.toString())
     setParams(query)
   }
   const clear = () => {

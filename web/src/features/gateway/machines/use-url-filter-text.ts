@@ -1,5 +1,6 @@
-import { useRef, useState } from 'react'
+import { useRef } from 'react'
 import { useSearchParams } from 'react-router'
+import { useUrlDraft } from '../../../components/ui/use-url-draft'
 import { withMachineFilter, type MachineFilterParam } from './machine-filters'
 
 export interface UrlFilterTextOptions {
@@ -26,24 +27,14 @@ export function useUrlFilterText(name: MachineFilterParam, options: UrlFilterTex
   const { read = (params) => params.get(name) ?? '', normalize = (text) => text, accept = () => true, delayMs } = options
   const [params, setParams] = useSearchParams()
   const value = read(params)
-  const [text, setText] = useState(value)
-  // The text this box last applied, and the URL's value as last seen.
-  const [applied, setApplied] = useState(value)
-  const [seen, setSeen] = useState(value)
-  if (value !== seen) {
-    setSeen(value)
-    if (value !== applied) {
-      setApplied(value)
-      setText(value)
-    }
-  }
+  const { draft: text, setDraft: setText, applying } = useUrlDraft(value, () => value)
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
   const apply = (next: string) => {
     clearTimeout(timer.current)
     if (!accept(next)) return
     const live = delayMs !== undefined
     if (live && next === value) return
-    setApplied(next)
+    applying(next)
     setParams((current) => withMachineFilter(current, name, normalize(next)), { replace: live })
   }
   const type = (next: string) => {
