@@ -5,11 +5,13 @@
  * GET /api/v1/devices/{id}/hardware/position to A, then to B (one NATS hop), in the same run.
  * Target: B/A ≥ 0.5. Needs PostgreSQL (TEST_DATABASE_URL or 127.0.0.1:5432) and NATS
  * (TEST_NATS_URL or 127.0.0.1:4222).
+ * Each row splits the CPU per request by process (user+system µs): A, B, the device, and the NATS
+ * server when it runs on this machine (not counted in the row's total, which the hop figure uses).
  */
 import { execFile } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
 import { option } from './bench-options.js'
@@ -24,6 +26,8 @@ interface Run {
   seconds: number
   /** CPU time of both instances and the device (this process) per request, in µs. */
   cpuUs?: number
+  /** Per process (A, B, the device, and the NATS server when it runs here): user and system time per request, in µs. */
+  split?: CpuSplit[]
   p50: number
   p99: number
   non2xx: number
@@ -42,24 +46,66 @@ function autocannon(url: string, seconds: number, connections: number, headers: 
   })
 }
 
-/** utime + stime of a process in µs (Linux /proc; 0 elsewhere). */
-function processCpuUs(pid: number): number {
+interface CpuSplit {
+  name?: string
+  user: number
+  system: number
+}
+
+/** utime and stime of a process in µs (Linux /proc; 0 elsewhere). */
+function processCpu(pid: number): CpuSplit {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
+    return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 }
   } catch {
-    return 0
+    return { user: 0, system: 0 }
   }
 }
 
-async function measured(pids: number[], run: () => Promise<Run>): Promise<Run> {
-  const cpu = () => pids.reduce((sum, pid) => sum + processCpuUs(pid), 0)
-  const before = cpu()
-  const self = process.cpuUsage()
-  const r = await run()
-  const used = process.cpuUsage(self)
-  return { ...r, cpuUs: (cpu() - before + used.user + used.system) / Math.max(1, r.rps * r.seconds) }
+/** The local NATS server's process, found by its command line naming `url`'s port (Linux /proc; undefined elsewhere). */
+function natsServerPid(url: string): number | undefined {
+  const port = new URL(url).port || '4222'
+  try {
+    const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+    const found = pids.filter((pid) => {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+        return args[0]?.endsWith('nats-server') && (args.includes(port) || (port === '4222' && !args.some((a) => a === '-p' || a === '--port')))
+      } catch {
+        return false
+      }
+    })
+    return found.length === 1 ? Number(found[0]) : undefined
+  } catch {
+    return undefined
+  }
 }
+
+interface Measured {
+  name: string
+  /** Undefined: this process (the device). */
+  pid?: number
+}
+
+/** `run`, and the CPU time per request of each process; `cpuUs` counts the instances and the device, not the NATS server. */
+async function measured(processes: Measured[], run: () => Promise<Run>): Promise<Run> {
+  const cpu = (pid?: number): CpuSplit => {
+    if (pid !== undefined) return processCpu(pid)
+    const { user, system } = process.cpuUsage()
+    return { user, system }
+  }
+  const before = processes.map((p) => cpu(p.pid))
+  const r = await run()
+  const requests = Math.max(1, r.rps * r.seconds)
+  const split = processes.map((p, i) => {
+    const after = cpu(p.pid)
+    return { name: p.name, user: (after.user - before[i]!.user) / requests, system: (after.system - before[i]!.system) / requests }
+  })
+  const counted = split.filter((p) => p.name !== 'NATS')
+  return { ...r, cpuUs: counted.reduce((sum, p) => sum + p.user + p.system, 0), split }
+}
+
+const splitText = (split: CpuSplit[] = []) => split.map((p) => `${p.name} ${p.user.toFixed(0)}+${p.system.toFixed(0)}`).join('  ')
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
@@ -114,16 +160,17 @@ export default async function cluster(args: string[]): Promise<void> {
     await autocannon(target(a.base), 2, connections, auth)
     await autocannon(target(b.base), 2, connections, auth)
     // A and B alternate, three pairs: the machine's load drifts, a pair sees the same load.
-    const pids = [a.child.pid!, b.child.pid!]
+    const nats = natsServerPid(NATS_URL)
+    const processes: Measured[] = [{ name: 'A', pid: a.child.pid! }, { name: 'B', pid: b.child.pid! }, { name: 'device' }, ...(nats ? [{ name: 'NATS', pid: nats }] : [])]
     const pairs: { viaA: Run; viaB: Run }[] = []
     for (let i = 0; i < 3; i++) {
-      const viaA = await measured(pids, () => autocannon(target(a.base), process.env.BENCH_CPU_PROF ? 1 : seconds, connections, auth))
-      const viaB = await measured(pids, () => autocannon(target(b.base), seconds, connections, auth))
+      const viaA = await measured(processes, () => autocannon(target(a.base), process.env.BENCH_CPU_PROF ? 1 : seconds, connections, auth))
+      const viaB = await measured(processes, () => autocannon(target(b.base), seconds, connections, auth))
       pairs.push({ viaA, viaB })
     }
     const row = (name: string, r: Run) =>
       `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   ` +
-      `${(r.cpuUs ?? 0).toFixed(0).padStart(4)} µs CPU/req   non-2xx ${r.non2xx}   errors ${r.errors}`
+      `${(r.cpuUs ?? 0).toFixed(0).padStart(4)} µs CPU/req (user+system: ${splitText(r.split)})   non-2xx ${r.non2xx}   errors ${r.errors}`
     pairs.forEach(({ viaA, viaB }, i) => {
       console.log(row(`(A${i + 1}) to the instance holding the link`, viaA))
       console.log(row(`(B${i + 1}) to the other instance (NATS hop)`, viaB))

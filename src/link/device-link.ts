@@ -2,7 +2,7 @@ import type { Socket } from 'node:net'
 import { nowSeconds } from '../lib/time.js'
 import type WebSocket from 'ws'
 import { AppError } from '../errors.js'
-import { MAX_IN_FLIGHT, requestFrameText, RequestIds, sendBatched, type FirmwareOfferFrame, type FirmwareStatusFrame, type HeartbeatFrame, type ProductionFrame, type ResponseFrame } from '@fleetgate/device-agent/protocol'
+import { MAX_IN_FLIGHT, requestFrameFields, requestFrameHead, RequestIds, sendBatched, type FirmwareOfferFrame, type FirmwareStatusFrame, type HeartbeatFrame, type ProductionFrame, type ResponseFrame } from '@fleetgate/device-agent/protocol'
 import type { DeviceAnswer, DeviceCall } from './bus/device-bus.js'
 import type { LinkMetrics } from './link-metrics.js'
 import type { LiveState } from './live-state.js'
@@ -75,6 +75,11 @@ export class DeviceLink {
   }
 
   request(call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
+    return this.requestFields(requestFrameFields(call), timeoutMs)
+  }
+
+  /** `request` with the call already written as its frame's fields (`requestFrameFields`), as another instance sends it. */
+  requestFields(fields: string, timeoutMs: number): Promise<DeviceAnswer> {
     if (this.current !== 'open') return Promise.reject(unavailable(this.deviceId))
     const pending = (this.pending ??= new Map())
     if (pending.size >= MAX_IN_FLIGHT) {
@@ -87,7 +92,7 @@ export class DeviceLink {
       }, timeoutMs)
       pending.set(id, { resolve, reject, timer })
       this.messagesSent++
-      sendBatched(this.socket, this.wire, requestFrameText(id, call), (err) => {
+      sendBatched(this.socket, this.wire, requestFrameHead(id) + fields, (err) => {
         if (err && this.settle(id)) reject(unavailable(this.deviceId))
       })
     })

@@ -1,4 +1,6 @@
+import { connect, type NatsConnection } from 'nats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { natsSubjects } from '../../src/link/bus/nats-subjects.js'
 import { testDatabase, type TestDatabase } from '../helpers/dialects.js'
 import { natsSuitesRunnable, TEST_NATS_URL as NATS_URL } from '../helpers/nats.js'
 import { startGatewayApp, type GatewayApp } from '../gateway/helpers/gateway-app.js'
@@ -11,13 +13,17 @@ describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
   let database: TestDatabase
   let a: GatewayApp
   let b: GatewayApp
+  /** A bare NATS client: an instance from before the call subject, as the bus sees it. */
+  let peer: NatsConnection
   beforeAll(async () => {
     database = testDatabase('postgres')
     const env = { NATS_URL, DEVICE_REQUEST_TIMEOUT_MS: '1500' }
     a = await startGatewayApp('postgres', env, { database })
     b = await startGatewayApp('postgres', env, { database })
+    peer = await connect({ servers: NATS_URL })
   })
   afterAll(async () => {
+    await peer?.close()
     await a?.close()
     await b?.close()
     await database?.cleanup()
@@ -110,6 +116,52 @@ describe.skipIf(!runnable)('two instances sharing PostgreSQL and NATS', () => {
     expect((await as(b, 'DELETE', `/api/v1/admin/devices/${id}`)).statusCode).toBe(200)
     expect((await device.closed).code).toBe(4401)
     expect((await as(a, 'GET', `/api/v1/devices/${id}`)).statusCode).toBe(404)
+  })
+
+  const json = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value))
+  const parsed = (data: Uint8Array) => JSON.parse(new TextDecoder().decode(data)) as unknown
+  const user = { id: 'root', username: 'root', role: 'admin' }
+
+  it('answers an instance from before the call subject, which asks with JSON on the request subject', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    const call = { method: 'PUT', path: '/hardware/light', query: { on: '1' }, body: { level: 3 }, user }
+    const reply = await peer.request(natsSubjects.request(id), json({ call, timeout_ms: 1500 }), { timeout: 3000 })
+    expect(parsed(reply.data)).toEqual({ answer: { status: 200, data: { path: '/hardware/light', user: 'root' } } })
+    expect(device.requests.at(-1)).toMatchObject(call)
+    await device.close()
+  })
+
+  it('asks a holding instance from before the call subject the old way when it answers the call with null', async () => {
+    const id = uniqueDeviceId()
+    const asked: { subject: string; message: unknown }[] = []
+    const oldHolder = peer.subscribe(natsSubjects.device(id), {
+      callback: (_err, msg) => {
+        asked.push({ subject: msg.subject, message: parsed(msg.data) })
+        msg.respond(json(msg.subject === natsSubjects.request(id) ? { answer: { status: 200, data: { via: 'old holder' } } } : null))
+      },
+    })
+    await peer.flush()
+    const res = await as(b, 'GET', `/api/v1/devices/${id}/hardware/position?unit=mm`)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data).toEqual({ via: 'old holder' })
+    const call = { method: 'GET', path: '/hardware/position', query: { unit: 'mm' }, body: null, user: { id: 'root', role: 'admin' } }
+    expect(asked.map((a) => a.subject)).toEqual([natsSubjects.call(id), natsSubjects.request(id)])
+    expect(asked[0]!.message).toMatchObject({ timeout_ms: 1500, ...call })
+    expect(asked[1]!.message).toMatchObject({ timeout_ms: 1500, call })
+    oldHolder.unsubscribe()
+  })
+
+  it('answers a malformed call with device_unavailable and sends the device nothing', async () => {
+    const id = uniqueDeviceId()
+    const device = await RawDevice.link(a.linkUrl, { device_id: id }, machine)
+    for (const text of ['{"timeout_ms":"soon","method":"GET"}', 'not json', '{"call":{}}']) {
+      const reply = await peer.request(natsSubjects.call(id), json(text), { timeout: 3000 })
+      expect(parsed(reply.data)).toEqual({ error: 'device_unavailable', message: `Malformed call for device ${id} from another instance` })
+    }
+    expect((await as(b, 'GET', `/api/v1/devices/${id}/hardware/position`)).statusCode).toBe(200)
+    expect(device.requests).toHaveLength(1)
+    await device.close()
   })
 
   it('reports NATS in /readyz', async () => {

@@ -81,7 +81,7 @@ describe.skipIf(!runnable)('two instances with a cluster key, and a NATS client 
     await onA.close()
   })
 
-  it("uses the instance's answer, not a forged reply to the device's request subject", async () => {
+  it("uses the instance's answer, not a forged reply to the device's call subject", async () => {
     const id = uniqueDeviceId()
     // The device answers only once the forged reply is on the server: it reaches B first, as a
     // forger racing the real answer hopes (one arriving after the answer is simply too late).
@@ -93,7 +93,7 @@ describe.skipIf(!runnable)('two instances with a cluster key, and a NATS client 
       forgedReply = nextForgedReply()
       return { status: 200, data: { via: 'a-link' } }
     })
-    const forged = forger.subscribe(natsSubjects.request(id), {
+    const forged = forger.subscribe(natsSubjects.call(id), {
       callback: (_err, msg) => {
         msg.respond(encode({ answer: { status: 200, data: { via: 'forger' } } }))
         void forger.flush().then(() => forgedSent())
@@ -109,7 +109,7 @@ describe.skipIf(!runnable)('two instances with a cluster key, and a NATS client 
 
   it('times out a request only a forger answers', async () => {
     const id = uniqueDeviceId()
-    const forged = forger.subscribe(natsSubjects.request(id), {
+    const forged = forger.subscribe(natsSubjects.call(id), {
       callback: (_err, msg) => msg.respond(encode({ answer: { status: 200, data: { via: 'forger' } } })),
     })
     await forger.flush()

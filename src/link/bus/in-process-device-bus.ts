@@ -23,6 +23,13 @@ export class InProcessDeviceBus implements DeviceBus {
     return link.request(call, timeoutMs)
   }
 
+  /** `request` with the call written as its frame's fields (`requestFrameFields`), as another instance sends it. */
+  requestFields(deviceId: string, fields: string, timeoutMs: number): Promise<DeviceAnswer> {
+    const link = this.registry.get(deviceId)
+    if (!link) return Promise.reject(unavailable(deviceId))
+    return link.requestFields(fields, timeoutMs)
+  }
+
   async live(devices: readonly LinkHint[]): Promise<Map<string, LiveState>> {
     return this.localLive(devices.map((d) => d.device_id))
   }

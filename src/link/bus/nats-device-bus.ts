@@ -9,6 +9,7 @@ import type { DeviceAnswer, DeviceBus, DeviceCall } from './device-bus.js'
 import { InProcessDeviceBus } from './in-process-device-bus.js'
 import { NatsRpc } from './nats-rpc.js'
 import { natsSubjects } from './nats-subjects.js'
+import { callMessageText, parseCallMessage } from './call-message.js'
 import { withTimeout } from '../../lib/time.js'
 
 /** Margin on top of the device time-out so the holder's own 504 usually wins over NATS's. */
@@ -59,13 +60,18 @@ export class NatsDeviceBus implements DeviceBus {
 
   async request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
     if (this.registry.get(deviceId)) return this.local.request(deviceId, call, timeoutMs)
-    let reply: RequestReply
+    let reply: RequestReply | null
     try {
-      const message: RequestMessage = { call, timeout_ms: timeoutMs }
-      reply = (await this.rpc.request(natsSubjects.request(deviceId), message, timeoutMs + REQUEST_MARGIN_MS)) as RequestReply
+      reply = (await this.rpc.requestText(natsSubjects.call(deviceId), callMessageText(call, timeoutMs), timeoutMs + REQUEST_MARGIN_MS)) as RequestReply | null
+      // The holder predates the call subject (a rolling upgrade): it answers null. Ask it the old way.
+      if (reply === null) {
+        const message: RequestMessage = { call, timeout_ms: timeoutMs }
+        reply = (await this.rpc.request(natsSubjects.request(deviceId), message, timeoutMs + REQUEST_MARGIN_MS)) as RequestReply | null
+      }
     } catch (err) {
       throw this.busError(deviceId, err, timeoutMs)
     }
+    if (typeof reply !== 'object' || reply === null) throw new AppError('device_unavailable', `Device ${deviceId} unreachable over the bus: the holding instance answered ${JSON.stringify(reply)}`)
     if ('answer' in reply) return reply.answer
     const code = PASSED_THROUGH.has(reply.error) ? (reply.error as AppErrorCode) : 'device_unavailable'
     throw new AppError(code, reply.message)
@@ -115,17 +121,19 @@ export class NatsDeviceBus implements DeviceBus {
     // Nobody would hear the announcement now: refuse at once rather than after the time-out.
     if (!this.connected) throw new Error('NATS is unreachable: the claim cannot be announced')
     if (!this.held.has(deviceId)) {
+      const call = natsSubjects.call(deviceId)
       const request = natsSubjects.request(deviceId)
       const control = natsSubjects.control(deviceId)
       // One subscription for both subjects. A released subscription drains (below): a request
       // reaching it meanwhile is answered "not linked here", never forwarded, should a newer link
       // of the device hold it here again.
-      const sub: Subscription = this.rpc.serve(
+      const sub: Subscription = this.rpc.serveText(
         natsSubjects.device(deviceId),
-        async (msg, subject) => {
-          if (subject === control) return this.answerControl(deviceId, msg as ControlMessage)
-          if (subject !== request) return undefined
-          return this.held.get(deviceId) === sub ? this.answerRequest(deviceId, msg as RequestMessage) : notLinkedHere(deviceId)
+        async (text, subject) => {
+          if (subject === control) return this.answerControl(deviceId, JSON.parse(text) as ControlMessage)
+          if (subject !== call && subject !== request) return undefined
+          if (this.held.get(deviceId) !== sub) return notLinkedHere(deviceId)
+          return subject === call ? this.answerCall(deviceId, text) : this.answerRequest(deviceId, JSON.parse(text) as RequestMessage)
         },
         this.onError,
       )
@@ -189,9 +197,19 @@ export class NatsDeviceBus implements DeviceBus {
     await drainNats(this.nc)
   }
 
-  private async answerRequest(deviceId: string, msg: RequestMessage): Promise<RequestReply> {
+  private answerCall(deviceId: string, text: string): Promise<RequestReply> {
+    const message = parseCallMessage(text)
+    if (!message) return Promise.resolve({ error: 'device_unavailable', message: `Malformed call for device ${deviceId} from another instance` })
+    return this.replyOf(deviceId, () => this.local.requestFields(deviceId, message.fields, message.timeoutMs))
+  }
+
+  private answerRequest(deviceId: string, msg: RequestMessage): Promise<RequestReply> {
+    return this.replyOf(deviceId, () => this.local.request(deviceId, msg.call, msg.timeout_ms))
+  }
+
+  private async replyOf(deviceId: string, ask: () => Promise<DeviceAnswer>): Promise<RequestReply> {
     try {
-      return { answer: await this.local.request(deviceId, msg.call, msg.timeout_ms) }
+      return { answer: await ask() }
     } catch (err) {
       if (err instanceof AppError) return { error: String(err.code), message: err.message }
       return { error: 'device_unavailable', message: `Device ${deviceId} is not connected` }

@@ -8,6 +8,7 @@ interface BlobRef {
   $blob: { subject: string; size: number; chunks: number }
 }
 
+const BLOB_REF_START = '{"$blob":'
 const HEADROOM = 4096
 /** How long the chunks of a large message stay available to be fetched. */
 const BLOB_TTL_MS = 60_000
@@ -47,8 +48,13 @@ export class NatsRpc {
     })
   }
 
-  async request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
-    const reply = await this.requestRaw(subject, this.encode(value), timeoutMs)
+  request(subject: string, value: unknown, timeoutMs: number): Promise<unknown> {
+    return this.requestText(subject, JSON.stringify(value ?? null), timeoutMs)
+  }
+
+  /** `request` with the message already written: `text` is sent as it is (the reply is JSON). */
+  async requestText(subject: string, text: string, timeoutMs: number): Promise<unknown> {
+    const reply = await this.requestRaw(subject, this.encode(text), timeoutMs)
     return this.decode(reply.data, timeoutMs)
   }
 
@@ -96,11 +102,16 @@ export class NatsRpc {
 
   /** Fire and forget; `flush` on the connection confirms the server has it. */
   publish(subject: string, value: unknown): void {
-    this.nc.publish(subject, this.encode(value))
+    this.nc.publish(subject, this.encode(JSON.stringify(value ?? null)))
   }
 
   /** Answers every message on `subject` (which may hold wildcards) with `handler`'s result; `handler` gets the message's own subject. */
   serve(subject: string, handler: (value: unknown, subject: string) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
+    return this.serveText(subject, (text, subject) => handler(JSON.parse(text), subject), onError)
+  }
+
+  /** `serve`, handing `handler` each message's text as it came, unparsed (its result is still sent as JSON). */
+  serveText(subject: string, handler: (text: string, subject: string) => Promise<unknown>, onError: (err: unknown) => void): Subscription {
     return this.nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return onError(err)
@@ -109,10 +120,10 @@ export class NatsRpc {
     })
   }
 
-  private async answer(msg: Msg, handler: (value: unknown, subject: string) => Promise<unknown>): Promise<void> {
-    const result = await handler(await this.decode(msg.data, BLOB_TTL_MS), msg.subject)
+  private async answer(msg: Msg, handler: (text: string, subject: string) => Promise<unknown>): Promise<void> {
+    const result = await handler(await this.decodeText(msg.data, BLOB_TTL_MS), msg.subject)
     if (!msg.reply) return
-    const data = this.encode(result)
+    const data = this.encode(JSON.stringify(result ?? null))
     this.send(() => msg.respond(data))
   }
 
@@ -135,8 +146,9 @@ export class NatsRpc {
     return Math.max(MIN_CHUNK, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM)
   }
 
-  private encode(value: unknown): Uint8Array {
-    const bytes = Buffer.from(JSON.stringify(value ?? null), 'utf8')
+  /** The message's bytes, or when they exceed the server's max_payload a reference to their chunks. */
+  private encode(text: string): Uint8Array {
+    const bytes = Buffer.from(text, 'utf8')
     const size = this.chunkSize
     if (bytes.length <= size) return bytes
     const chunks = Math.ceil(bytes.length / size)
@@ -159,8 +171,15 @@ export class NatsRpc {
    * count must fit that size, and fetching stops as soon as more bytes arrived than announced.
    */
   private async decode(data: Uint8Array, timeoutMs: number): Promise<unknown> {
-    const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'))
-    if (!isBlobRef(value)) return value
+    return JSON.parse(await this.decodeText(data, timeoutMs))
+  }
+
+  /** The message's text; a reference to chunks (which `encode` writes starting `{"$blob":`) is fetched. */
+  private async decodeText(data: Uint8Array, timeoutMs: number): Promise<string> {
+    const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')
+    if (!text.startsWith(BLOB_REF_START)) return text
+    const value: unknown = JSON.parse(text)
+    if (!isBlobRef(value)) return text
     const { subject, size, chunks } = value.$blob
     if (!Number.isSafeInteger(size) || size < 1 || size > this.maxMessageBytes) {
       throw new Error(`large message of ${String(size)} bytes refused (at most ${this.maxMessageBytes})`)
@@ -178,7 +197,7 @@ export class NatsRpc {
       parts.push(part)
     }
     if (received !== size) throw new Error(`large message arrived incomplete (${received} of ${size} bytes)`)
-    return JSON.parse(Buffer.concat(parts, received).toString('utf8'))
+    return Buffer.concat(parts, received).toString('utf8')
   }
 }
 

@@ -7,7 +7,9 @@ const PREFIX = 'fleetgate'
 const token = (id: string) => id.replaceAll('.', '%2E')
 
 export const natsSubjects = {
-  /** Request-reply: a forwarded call to the device; only the instance holding its link subscribes. */
+  /** Request-reply: a forwarded call to the device (call-message.ts); only the instance holding its link subscribes. */
+  call: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.call`,
+  /** Request-reply: the same as JSON `{call, timeout_ms}`, as instances before the call subject send and answer it. */
   request: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.request`,
   /** Request-reply: take over or close the device's link (the holder answers once done). */
   control: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.control`,

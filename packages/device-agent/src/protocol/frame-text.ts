@@ -25,8 +25,20 @@ const valueText = (value: unknown) => (value === null ? 'null' : (JSON.stringify
 
 /** Gateway → device. The key order is RequestFrame's. */
 export function requestFrameText(id: string, call: Omit<RequestFrame, 'type' | 'id'>): string {
+  return requestFrameHead(id) + requestFrameFields(call)
+}
+
+/** The start of a request frame, up to and including the comma after its id. */
+export const requestFrameHead = (id: string) => `{"type":"request","id":${JSON.stringify(id)},`
+
+/**
+ * The rest of a request frame after its id: every field but `type` and `id`, and the closing
+ * brace. It does not depend on the id, so it can be written before one is chosen (the gateway
+ * writes it on the instance that got the call, and the instance holding the link adds the head).
+ */
+export function requestFrameFields(call: Omit<RequestFrame, 'type' | 'id'>): string {
   return (
-    `{"type":"request","id":${JSON.stringify(id)},"method":${JSON.stringify(call.method)},"path":${JSON.stringify(call.path)}` +
+    `"method":${JSON.stringify(call.method)},"path":${JSON.stringify(call.path)}` +
     `,"query":${isEmpty(call.query) ? '{}' : JSON.stringify(call.query)},"body":${valueText(call.body)},"user":${userText(call.user)}}`
   )
 }
