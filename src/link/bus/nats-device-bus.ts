@@ -124,7 +124,7 @@ export class NatsDeviceBus implements DeviceBus {
       const call = natsSubjects.call(deviceId)
       const request = natsSubjects.request(deviceId)
       const control = natsSubjects.control(deviceId)
-      // One subscription for both subjects. A released subscription drains (below): a request
+      // One subscription for all three subjects. A released subscription drains (below): a call
       // reaching it meanwhile is answered "not linked here", never forwarded, should a newer link
       // of the device hold it here again.
       const sub: Subscription = this.rpc.serveText(

@@ -13,7 +13,7 @@ export const natsSubjects = {
   request: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.request`,
   /** Request-reply: take over or close the device's link (the holder answers once done). */
   control: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.control`,
-  /** Both subjects of the device: the holder subscribes once (a subscription costs about 1 KB of heap per link). */
+  /** Every subject of the device: the holder subscribes once (a subscription costs about 1 KB of heap per link). */
   device: (deviceId: string) => `${PREFIX}.device.${token(deviceId)}.*`,
   /** Request-reply: live state of devices linked to one instance. */
   live: (instanceId: string) => `${PREFIX}.instance.${token(instanceId)}.live`,
