@@ -177,7 +177,7 @@ export default async function cluster(args: string[]): Promise<void> {
     })
     const ratio = median(pairs.map((p) => p.viaB.rps / p.viaA.rps))
     const hopUs = median(pairs.map((p) => (p.viaB.cpuUs ?? 0) - (p.viaA.cpuUs ?? 0)))
-    console.log(`ratio B/A (median of ${pairs.length} pairs): ${ratio.toFixed(2)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; the hop costs ${hopUs.toFixed(0)} µs CPU per request`)
+    console.log(`ratio B/A (median of ${pairs.length} pairs): ${ratio.toFixed(3)} req/s (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; the hop costs ${hopUs.toFixed(0)} µs CPU per request`)
   } finally {
     await agent?.close()
     for (const instance of instances) await instance.stop()
