@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { requestFrameFields } from '@fleetgate/device-agent/protocol'
 import { unavailable } from '../device-link.js'
 import type { LinkRegistry } from '../link-registry.js'
 import type { LinkHint, LiveState } from '../live-state.js'
@@ -18,9 +19,7 @@ export class InProcessDeviceBus implements DeviceBus {
   }
 
   request(deviceId: string, call: DeviceCall, timeoutMs: number): Promise<DeviceAnswer> {
-    const link = this.registry.get(deviceId)
-    if (!link) return Promise.reject(unavailable(deviceId))
-    return link.request(call, timeoutMs)
+    return this.requestFields(deviceId, requestFrameFields(call), timeoutMs)
   }
 
   /** `request` with the call written as its frame's fields (`requestFrameFields`), as another instance sends it. */

@@ -102,7 +102,7 @@ export class NatsRpc {
 
   /** Fire and forget; `flush` on the connection confirms the server has it. */
   publish(subject: string, value: unknown): void {
-    this.nc.publish(subject, this.encode(JSON.stringify(value ?? null)))
+    this.nc.publish(subject, this.encodeValue(value))
   }
 
   /** Answers every message on `subject` (which may hold wildcards) with `handler`'s result; `handler` gets the message's own subject. */
@@ -123,7 +123,7 @@ export class NatsRpc {
   private async answer(msg: Msg, handler: (text: string, subject: string) => Promise<unknown>): Promise<void> {
     const result = await handler(await this.decodeText(msg.data, BLOB_TTL_MS), msg.subject)
     if (!msg.reply) return
-    const data = this.encode(JSON.stringify(result ?? null))
+    const data = this.encodeValue(result)
     this.send(() => msg.respond(data))
   }
 
@@ -144,6 +144,10 @@ export class NatsRpc {
 
   private get chunkSize(): number {
     return Math.max(MIN_CHUNK, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM)
+  }
+
+  private encodeValue(value: unknown): Uint8Array {
+    return this.encode(JSON.stringify(value ?? null))
   }
 
   /** The message's bytes, or when they exceed the server's max_payload a reference to their chunks. */
