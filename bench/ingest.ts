@@ -311,7 +311,7 @@ export default async function ingest(args: string[]): Promise<void> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const ratio = median(ratios)
-    console.log(`ratio  HTTP / plain storage limit, median of ${rounds} round(s): ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
+    console.log(`ratio  HTTP / plain storage limit, median of ${rounds} round(s): ${ratio.toFixed(3)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
     console.log(`ratio  HTTP / own-schema raw, median of ${rounds} round(s): ${median(schemaRatios).toFixed(2)} (no target: shows the HTTP path's cost on top of the schema)`)
 
     const beats = await autocannon({

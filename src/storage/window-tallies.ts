@@ -28,10 +28,20 @@ export const bucketOf = (ts: number) => Math.floor(ts / TALLY_BUCKET_MS) * TALLY
  */
 export async function tally(tx: Db | Tx, kind: TallyKind, times: Iterable<number>, sign: 1 | -1 = 1): Promise<void> {
   const perBucket = new Map<number, number>()
-  for (const ts of times) {
-    const bucket = bucketOf(Number(ts))
-    perBucket.set(bucket, (perBucket.get(bucket) ?? 0) + sign)
+  // Times come in runs within one minute (a batch's readings): a run is counted, then added once.
+  let run = { bucket: 0, end: -Infinity, n: 0 }
+  const addRun = () => run.n > 0 && perBucket.set(run.bucket, (perBucket.get(run.bucket) ?? 0) + sign * run.n)
+  for (const time of times) {
+    const ts = Number(time)
+    if (ts >= run.bucket && ts < run.end) {
+      run.n++
+      continue
+    }
+    addRun()
+    const bucket = bucketOf(ts)
+    run = { bucket, end: bucket + TALLY_BUCKET_MS, n: 1 }
   }
+  addRun()
   if (perBucket.size === 0) return
   const shard = Math.floor(Math.random() * SHARDS)
   const rows = [...perBucket].sort((a, b) => a[0] - b[0]).map(([bucket, n]) => ({ kind, bucket, shard, n }))
