@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from './storage.js'
+import type { TextByShape } from './text-by-shape.js'
 
 /**
  * What the summary counts over its last 24 h, kept as rows: per kind, per minute (`bucket`, its
@@ -25,8 +26,9 @@ export const bucketOf = (ts: number) => Math.floor(ts / TALLY_BUCKET_MS) * TALLY
  * Adds `sign` × one row per time in `times` to the tallies, inside the transaction that wrote
  * (or deleted) those rows. Minutes in ascending order: concurrent transactions take the tally
  * rows' locks in one order and never deadlock on them; call after the transaction's other writes.
+ * `texts`: a cache of statement texts of the caller's storage (one dialect), for hot paths.
  */
-export async function tally(tx: Db | Tx, kind: TallyKind, times: Iterable<number>, sign: 1 | -1 = 1): Promise<void> {
+export async function tally(tx: Db | Tx, kind: TallyKind, times: Iterable<number>, sign: 1 | -1 = 1, texts?: TextByShape): Promise<void> {
   const perBucket = new Map<number, number>()
   // Times come in runs within one minute (a batch's readings): a run is counted, then added once.
   let run = { bucket: 0, end: -Infinity, n: 0 }
@@ -46,11 +48,14 @@ export async function tally(tx: Db | Tx, kind: TallyKind, times: Iterable<number
   const shard = Math.floor(Math.random() * SHARDS)
   const rows = [...perBucket].sort((a, b) => a[0] - b[0]).map(([bucket, n]) => ({ kind, bucket, shard, n }))
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-    await tx
-      .insertInto('platform_window_tallies')
-      .values(rows.slice(i, i + CHUNK_ROWS))
-      .onConflict((oc) => oc.columns(['kind', 'bucket', 'shard']).doUpdateSet((eb) => ({ n: eb('platform_window_tallies.n', '+', eb.ref('excluded.n')) })))
-      .execute()
+    const chunk = rows.slice(i, i + CHUNK_ROWS)
+    const upsert = () =>
+      tx
+        .insertInto('platform_window_tallies')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['kind', 'bucket', 'shard']).doUpdateSet((eb) => ({ n: eb('platform_window_tallies.n', '+', eb.ref('excluded.n')) })))
+    if (!texts) await upsert().execute()
+    else await tx.executeQuery(texts.compiled(`tally:${chunk.length}`, chunk.flatMap((r) => [r.kind, r.bucket, r.shard, r.n]), () => upsert().compile()))
   }
 }
 

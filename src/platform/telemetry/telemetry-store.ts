@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js'
 import { GroupCommit } from '../../storage/group-commit.js'
 import { pruneOldest, type PruneStep } from '../../storage/prune-step.js'
 import type { Db, RowId, Storage, Tx } from '../../storage/storage.js'
+import { TextByShape } from '../../storage/text-by-shape.js'
 import { countSince, tally } from '../../storage/window-tallies.js'
 import { countInRanges, pruneRanges, rangeUpsert, recordRanges, type RangeUpsert } from './point-ranges.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
@@ -57,6 +58,8 @@ export class TelemetryStore {
   private readonly db: Db
   private readonly rowId: RowId
   private readonly dialect: Storage['dialect']
+  /** The texts of the statements each group commit runs besides the INSERTs, by shape (see `TextByShape`). */
+  private readonly texts = new TextByShape()
   constructor(storage: Pick<Storage, 'db' | 'rowId' | 'dialect'>, options: { writers?: number; maxQueuedPoints?: number; gatherTurn?: boolean } = {}) {
     const { db } = storage
     this.db = db
@@ -111,8 +114,8 @@ export class TelemetryStore {
       stored += inserted
     }
     const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
-    await moveNewest(tx, moved)
-    await tally(tx, 'telemetry', times)
+    await moveNewest(tx, moved, this.texts)
+    await tally(tx, 'telemetry', times, 1, this.texts)
   }
 
   /**
@@ -126,12 +129,15 @@ export class TelemetryStore {
     if (gated.length === 0) return group
     const devices = new Map<string, { token_hash: string | null }>()
     for (let i = 0; i < gated.length; i += READ_BATCH) {
-      const rows = await tx
-        .selectFrom('platform_devices')
-        .select(['device_id', 'token_hash'])
-        .where('device_id', 'in', gated.slice(i, i + READ_BATCH))
-        .$if(this.dialect === 'postgres', (q) => q.forKeyShare())
-        .execute()
+      const ids = gated.slice(i, i + READ_BATCH)
+      const read = () =>
+        tx
+          .selectFrom('platform_devices')
+          .select(['device_id', 'token_hash'])
+          .where('device_id', 'in', ids)
+          .$if(this.dialect === 'postgres', (q) => q.forKeyShare())
+          .compile()
+      const { rows } = await tx.executeQuery(this.texts.compiled(`devices:${ids.length}`, ids, read))
       for (const row of rows) devices.set(row.device_id, row)
     }
     for (const batch of group) batch.refused = batch.gate?.(devices.get(batch.deviceId))
@@ -143,7 +149,7 @@ export class TelemetryStore {
    * their newest point (`created`), then read again those another writer created meanwhile.
    */
   private async seriesIds(tx: Tx, series: SeriesNewest[]): Promise<{ ids: Map<string, number>; created: Set<string> }> {
-    const ids = await readSeriesIds(tx, series)
+    const ids = await readSeriesIds(tx, series, this.texts)
     const created = new Set<string>()
     const missing = series.filter((s) => !ids.has(seriesKey(s.deviceId, s.key)))
     if (missing.length === 0) return { ids, created }
@@ -156,7 +162,7 @@ export class TelemetryStore {
       }
     }
     const raced = missing.filter((s) => !ids.has(seriesKey(s.deviceId, s.key)))
-    for (const [key, id] of await readSeriesIds(tx, raced)) ids.set(key, id)
+    for (const [key, id] of await readSeriesIds(tx, raced, this.texts)) ids.set(key, id)
     return { ids, created }
   }
 
@@ -277,16 +283,19 @@ function newestPerSeries(batches: EncodedBatch[]): SeriesNewest[] {
 /** Pairs per read: each is two parameters. */
 const READ_BATCH = 500
 
-async function readSeriesIds(tx: Tx, series: readonly { deviceId: string; key: string }[]): Promise<Map<string, number>> {
+async function readSeriesIds(tx: Tx, series: readonly { deviceId: string; key: string }[], texts: TextByShape): Promise<Map<string, number>> {
   const ids = new Map<string, number>()
   for (let i = 0; i < series.length; i += READ_BATCH) {
     const byDevice = new Map<string, string[]>()
     for (const { deviceId, key } of series.slice(i, i + READ_BATCH)) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), key])
-    const rows = await tx
-      .selectFrom('platform_telemetry_series')
-      .select(['series_id', 'device_id', 'key'])
-      .where((eb) => eb.or([...byDevice].map(([deviceId, keys]) => eb.and([eb('device_id', '=', deviceId), eb('key', 'in', keys)]))))
-      .execute()
+    const read = () =>
+      tx
+        .selectFrom('platform_telemetry_series')
+        .select(['series_id', 'device_id', 'key'])
+        .where((eb) => eb.or([...byDevice].map(([deviceId, keys]) => eb.and([eb('device_id', '=', deviceId), eb('key', 'in', keys)]))))
+        .compile()
+    const shape = `series:${[...byDevice.values()].map((keys) => keys.length).join(',')}`
+    const { rows } = await tx.executeQuery(texts.compiled(shape, [...byDevice].flatMap(([deviceId, keys]) => [deviceId, ...keys]), read))
     for (const row of rows) ids.set(seriesKey(row.device_id, row.key), Number(row.series_id))
   }
   return ids
@@ -300,18 +309,22 @@ const NEWEST_BATCH = 1000
  * replaces it: the later write wins). Rows in series id order: concurrent writers lock series
  * rows in one global order, so they never deadlock.
  */
-async function moveNewest(tx: Tx, series: (SeriesNewest & { seriesId: number })[]): Promise<void> {
+async function moveNewest(tx: Tx, series: (SeriesNewest & { seriesId: number })[], texts: TextByShape): Promise<void> {
   const sorted = [...series].sort((a, b) => a.seriesId - b.seriesId)
   for (let i = 0; i < sorted.length; i += NEWEST_BATCH) {
-    // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
-    const rows = sorted.slice(i, i + NEWEST_BATCH).map((s) => sql`(cast(${s.seriesId} as bigint), cast(${s.ts} as bigint), cast(${s.value} as text))`)
-    await tx
-      .with('newest(series_id, ts, value)', () => sql<{ series_id: number; ts: number; value: string }>`(values ${sql.join(rows)})`)
-      .updateTable('platform_telemetry_series')
-      .from('newest')
-      .set((eb) => ({ last_ts: eb.ref('newest.ts'), last_value: eb.ref('newest.value') }))
-      .whereRef('platform_telemetry_series.series_id', '=', 'newest.series_id')
-      .whereRef('newest.ts', '>=', 'platform_telemetry_series.last_ts')
-      .execute()
+    const chunk = sorted.slice(i, i + NEWEST_BATCH)
+    const update = () => {
+      // The casts give PostgreSQL the column types of untyped parameters; SQLite takes them as they are.
+      const rows = chunk.map((s) => sql`(cast(${s.seriesId} as bigint), cast(${s.ts} as bigint), cast(${s.value} as text))`)
+      return tx
+        .with('newest(series_id, ts, value)', () => sql<{ series_id: number; ts: number; value: string }>`(values ${sql.join(rows)})`)
+        .updateTable('platform_telemetry_series')
+        .from('newest')
+        .set((eb) => ({ last_ts: eb.ref('newest.ts'), last_value: eb.ref('newest.value') }))
+        .whereRef('platform_telemetry_series.series_id', '=', 'newest.series_id')
+        .whereRef('newest.ts', '>=', 'platform_telemetry_series.last_ts')
+        .compile()
+    }
+    await tx.executeQuery(texts.compiled(`newest:${chunk.length}`, chunk.flatMap((s) => [s.seriesId, s.ts, s.value]), update))
   }
 }
