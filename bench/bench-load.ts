@@ -90,7 +90,12 @@ async function httpClosed(job: Extract<LoadJob, { kind: 'http' }>): Promise<Load
  * Open loop: request i is due at start + i / rate, whatever happened to earlier ones, and its
  * latency counts from that due time (no coordinated omission). A minimal HTTP/1.1 client on
  * keep-alive sockets, one request per socket at a time, as many sockets as needed (≤ 1,000).
+ * A socket idle for `STALE_AFTER_MS` is closed rather than reused, as HTTP clients honour the
+ * server's `Keep-Alive: timeout=5`: reusing it raced the server's close, and the request was lost.
  */
+/** Below the 5 s keep-alive time-out fleetgate advertises, by a margin for the close in flight. */
+const STALE_AFTER_MS = 4000
+
 async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<LoadResult> {
   const url = new URL(job.url)
   const head = Object.entries(job.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')
@@ -113,6 +118,8 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
   class Conn {
     private readonly socket: Socket
     private due = 0
+    /** When the socket last finished a request. */
+    idleSince = performance.now()
     private buffered: Buffer | undefined
     readonly connected: Promise<unknown>
     constructor() {
@@ -124,12 +131,17 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
       this.socket.on('error', () => undefined)
       this.socket.on('close', () => {
         opened--
+        const at = idle.indexOf(this)
+        if (at >= 0) idle.splice(at, 1)
         if (this.due !== 0) {
           errors++
           this.due = 0
           settle()
         }
       })
+    }
+    close(): void {
+      this.socket.destroy()
     }
     send(due: number): void {
       this.due = due
@@ -151,6 +163,7 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
         badStatuses[status] = (badStatuses[status] ?? 0) + 1
       }
       this.due = 0
+      this.idleSince = performance.now()
       settle()
       const next = backlog.shift()
       if (next !== undefined) this.send(next)
@@ -158,8 +171,17 @@ async function httpOpen(job: Extract<LoadJob, { kind: 'http-open' }>): Promise<L
     }
   }
 
+  /** The most recently used idle socket that is not stale; stale ones are closed. */
+  const takeIdle = (): Conn | undefined => {
+    const now = performance.now()
+    for (let conn = idle.pop(); conn; conn = idle.pop()) {
+      if (now - conn.idleSince < STALE_AFTER_MS) return conn
+      conn.close()
+    }
+    return undefined
+  }
   const dispatch = (due: number) => {
-    const conn = idle.pop()
+    const conn = takeIdle()
     if (conn) conn.send(due)
     else if (opened < 1000) new Conn().send(due)
     else backlog.push(due)

@@ -35,6 +35,16 @@ describe.each(DIALECTS)('platform telemetry on %s', (dialect) => {
     expect(await series('tm-1', 'keys=temp,on,mode')).toEqual({ temp: [[ts, 21.5]], on: [[ts, true]], mode: [[ts, 'eco']] })
   })
 
+  it('stores strings with quotes, backslashes, braces, commas and non-ASCII characters as sent', async () => {
+    await t.addDevice('tm-text')
+    const ts = Date.now() - 5000
+    const values = { quoted: 'say "hi"', slash: 'C:\\dir\\', braces: '{1,2},{NULL}', word: 'NULL', empty: '', unicode: 'größe 温度 😀', ws: ' \t\n ' }
+    const res = await t.device('POST', '/v1/device/tm-text/telemetry/batch', [{ ts, values }, { ts: ts + 1, values: { quoted: '"' } }])
+    expect(res.statusCode, res.body).toBe(200)
+    const stored = await series('tm-text', `keys=${Object.keys(values).join(',')}`)
+    expect(stored).toEqual({ ...Object.fromEntries(Object.entries(values).map(([k, v]) => [k, [[ts, v]]])), quoted: [[ts, values.quoted], [ts + 1, '"']] })
+  })
+
   it('stamps a record without ts with the time of receipt', async () => {
     await t.addDevice('tm-now')
     const before = Date.now()

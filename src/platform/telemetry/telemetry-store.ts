@@ -8,7 +8,7 @@ import { countSince, tally } from '../../storage/window-tallies.js'
 import { countInRanges, pruneRanges, rangeUpsert, recordRanges, type RangeUpsert } from './point-ranges.js'
 import { encodeBatch, seriesKey, type EncodedBatch, type NewestPoint, type TimedRecord } from './telemetry-batch.js'
 import type { TelemetryValue } from './telemetry-schemas.js'
-import { pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
+import { pointArraysInsert, pointInsert, seriesInsert, type PointRow, type SeriesRow } from './telemetry-statements.js'
 
 export type { TimedRecord } from './telemetry-batch.js'
 
@@ -38,8 +38,9 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /**
  * Telemetry: a series per (device, key) holding its newest point, and one row per point.
  * Ingest is the hot path: batches are group-committed (see `GroupCommit`); per group, in one
- * transaction: a read of its devices (see `admit`), a read of its series ids (an insert of the new ones), one multi-row INSERT of
- * the points (on SQLite, with an upsert of their ranges' time bounds: see `point-ranges.ts`), one UPDATE moving the series' newest points, one upsert adding them to the
+ * transaction: a read of its devices (see `admit`), a read of its series ids (an insert of the new ones), one INSERT of
+ * the points (on SQLite a multi-row one, with an upsert of their ranges' time bounds: see `point-ranges.ts`; on PostgreSQL
+ * of arrays, see `pointArraysInsert`), one UPDATE moving the series' newest points, one upsert adding them to the
  * summary's tallies per minute.
  */
 export class TelemetryStore {
@@ -106,6 +107,18 @@ export class TelemetryStore {
     const newest = newestPerSeries(batches)
     const { ids, created } = await this.seriesIds(tx, newest)
     const { rows, times } = pointRows(batches, ids)
+    await this.insertPointRows(tx, rows, times)
+    const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
+    await moveNewest(tx, moved, this.texts)
+    await tally(tx, 'telemetry', times, 1, this.texts)
+  }
+
+  /** The points, and on SQLite the bounds of the row id ranges they went to. */
+  private async insertPointRows(tx: Tx, rows: PointRow[], times: number[]): Promise<void> {
+    if (this.dialect === 'postgres') {
+      for (let i = 0; i < rows.length; i += ARRAY_ROWS) await pointArraysInsert(rows.slice(i, i + ARRAY_ROWS)).execute(tx)
+      return
+    }
     let stored = 0
     for (const statement of this.insertPoints.statements(rows)) {
       const { insertId, numAffectedRows } = await tx.executeQuery(statement)
@@ -113,9 +126,6 @@ export class TelemetryStore {
       if (this.upsertRanges) await recordRanges(tx, this.upsertRanges, Number(insertId), times.slice(stored, stored + inserted))
       stored += inserted
     }
-    const moved = newest.filter((s) => !created.has(seriesKey(s.deviceId, s.key))).map((s) => ({ ...s, seriesId: ids.get(seriesKey(s.deviceId, s.key))! }))
-    await moveNewest(tx, moved, this.texts)
-    await tally(tx, 'telemetry', times, 1, this.texts)
   }
 
   /**
@@ -279,6 +289,9 @@ function newestPerSeries(batches: EncodedBatch[]): SeriesNewest[] {
   }
   return [...newest.values()].sort((a, b) => compare(a.deviceId, b.deviceId) || compare(a.key, b.key))
 }
+
+/** Points per INSERT on PostgreSQL (three array parameters, whatever the count). */
+const ARRAY_ROWS = 10_000
 
 /** Pairs per read: each is two parameters. */
 const READ_BATCH = 500
