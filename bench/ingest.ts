@@ -17,6 +17,8 @@
  *   precision)` into a plain table with no index, what any store of these points must at least write;
  * - fleetgate's own telemetry table (its series ids, index and JSON values), which shows what
  *   the HTTP path adds on top of the schema but hides the schema's own cost.
+ * The HTTP rows also print PostgreSQL's CPU per batch when it runs on this machine (all its
+ * processes, from /proc), which shares the two cores with the server and the load generator.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -28,6 +30,7 @@ import { openConfiguredStorage } from '../src/server.js'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { option } from './bench-options.js'
+import { postgresCpuSeconds } from './bench-fleet-probes.js'
 import { startServe } from './bench-serve.js'
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -106,6 +109,20 @@ async function rawPgRate(databaseUrl: string, dataDir: string, nextBatch: () => 
 }
 
 const PLAIN_TABLE = 'plain_points'
+
+/** The postmaster of the PostgreSQL at `url` when it runs on this machine (the parent of a backend of ours), else undefined. */
+async function localPostmaster(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid')
+    return Number(readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+  } catch {
+    return undefined
+  } finally {
+    await client.end()
+  }
+}
 
 /** The plain storage limit: the same points as multi-row INSERTs into a table with no index; records/s. */
 async function plainPgRate(databaseUrl: string, nextBatch: () => TimedRecord[], keys: number, seconds: number): Promise<number> {
@@ -247,6 +264,7 @@ export default async function ingest(args: string[]): Promise<void> {
     ? await Promise.all([pgDatabase(`fleetgate_bench_${process.pid}`), pgDatabase(`fleetgate_bench_raw_${process.pid}`), pgDatabase(`fleetgate_bench_plain_${process.pid}`)])
     : []
   const server = await startServer(path.join(dir, 'server'), databases[0]?.url)
+  const postmaster = onPg ? await localPostmaster(databases[0]!.url) : undefined
   try {
     const { base } = server
     const deviceIds = Array.from({ length: devices }, (_, i) => `bench-${String(i + 1).padStart(2, '0')}`)
@@ -270,6 +288,7 @@ export default async function ingest(args: string[]): Promise<void> {
     const schemaRatios: number[] = []
     for (let round = 1; round <= rounds; round++) {
       const serverCpu = server.cpu()
+      const pgCpu = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster)
       const http = await autocannon({
         url: base,
         connections,
@@ -289,8 +308,11 @@ export default async function ingest(args: string[]): Promise<void> {
       if (http.non2xx > 0 || http.errors > 0) console.log(`  !! ${http.non2xx} non-2xx answers, ${http.errors} errors`)
       const httpRate = rate(http['2xx'] * batch, http.duration)
       const cpuPerBatch = (server.cpu() - serverCpu) / Math.max(1, http['2xx'])
+      const pgCpuPerBatch = postmaster === undefined ? '' : `, PostgreSQL CPU ${(((postgresCpuSeconds(postmaster) - pgCpu) * 1e6) / Math.max(1, http['2xx'])).toFixed(0)} µs per batch (all its processes)`
       console.log(`round ${round}`)
-      console.log(`  HTTP telemetry: ${fmt(httpRate)} records/s (${fmt(httpRate * keys)} points/s), p50 ${http.latency.p50} ms, p99 ${http.latency.p99} ms, server CPU ${cpuPerBatch.toFixed(0)} µs per batch`)
+      console.log(
+        `  HTTP telemetry: ${fmt(httpRate)} records/s (${fmt(httpRate * keys)} points/s), p50 ${http.latency.p50} ms, p99 ${http.latency.p99} ms, server CPU ${cpuPerBatch.toFixed(0)} µs per batch${pgCpuPerBatch}`,
+      )
       if (onPg) {
         const plain = await plainPgRate(databases[2]!.url, nextRawBatch, keys, duration)
         console.log(`  plain storage limit: ${fmt(plain)} records/s (multi-row INSERT of (device_id, key, ts, double) into a plain table, ${RAW_PG_CONNECTIONS} connections)`)

