@@ -89,14 +89,17 @@ describe.each(DIALECTS)('the event stream on %s', (dialect) => {
   })
 
   it('ends the stream when the token expires', async () => {
-    // Valid now only thanks to the 60 s of clock skew allowed, so it expires in about a second.
+    // Valid now only thanks to the 60 s of clock skew allowed, so it expires 1.5–2.5 s from now
+    // (`exp` is in whole seconds: `now - 59` left between 0 and 1 s, and a loaded machine's
+    // request sometimes arrived after it).
     const now = Math.floor(Date.now() / 1000)
+    const expires = Math.ceil((Date.now() + 1500) / 1000) - 60
     const token = await new SignJWT({ username: 'alice', role: 'user', sid: 'expiring-session', auth_time: now - 120 })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('alice')
       .setIssuer('fleetgate')
       .setIssuedAt(now - 120)
-      .setExpirationTime(now - 59)
+      .setExpirationTime(expires)
       .sign(new TextEncoder().encode(JWT_SECRET))
     const s = await SseClient.open(`${t.url}/api/v1/events`, `Bearer ${token}`)
     expect(s.status).toBe(200)
