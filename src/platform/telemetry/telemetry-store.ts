@@ -45,10 +45,9 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  */
 export class TelemetryStore {
   private readonly commits: GroupCommit<PendingBatch>
-  private readonly insertPoints: ReturnType<typeof pointInsert>
   private readonly insertSeries: ReturnType<typeof seriesInsert>
-  /** SQLite only: the time bounds of the points' row id ranges. */
-  private readonly upsertRanges?: RangeUpsert
+  /** SQLite only: the points' multi-row INSERT and the upsert of their row id ranges' time bounds (PostgreSQL takes arrays). */
+  private readonly sqlitePoints?: { insert: ReturnType<typeof pointInsert>; upsertRanges: RangeUpsert }
 
   /**
    * `writers`: group commits under way at once (see `Storage.concurrentWriters`);
@@ -66,9 +65,8 @@ export class TelemetryStore {
     this.db = db
     this.rowId = storage.rowId
     this.dialect = storage.dialect
-    this.insertPoints = pointInsert(db)
     this.insertSeries = seriesInsert(db)
-    if (storage.dialect === 'sqlite') this.upsertRanges = rangeUpsert(db)
+    if (storage.dialect === 'sqlite') this.sqlitePoints = { insert: pointInsert(db), upsertRanges: rangeUpsert(db) }
     this.commits = new GroupCommit({
       commit: (batches) => db.transaction().execute((tx) => this.write(tx, batches)),
       maxQueued: options.maxQueuedPoints ?? MAX_QUEUED_POINTS,
@@ -115,15 +113,16 @@ export class TelemetryStore {
 
   /** The points, and on SQLite the bounds of the row id ranges they went to. */
   private async insertPointRows(tx: Tx, rows: PointRow[], times: number[]): Promise<void> {
-    if (this.dialect === 'postgres') {
+    if (!this.sqlitePoints) {
       for (let i = 0; i < rows.length; i += ARRAY_ROWS) await pointArraysInsert(rows.slice(i, i + ARRAY_ROWS)).execute(tx)
       return
     }
+    const { insert, upsertRanges } = this.sqlitePoints
     let stored = 0
-    for (const statement of this.insertPoints.statements(rows)) {
+    for (const statement of insert.statements(rows)) {
       const { insertId, numAffectedRows } = await tx.executeQuery(statement)
       const inserted = Number(numAffectedRows)
-      if (this.upsertRanges) await recordRanges(tx, this.upsertRanges, Number(insertId), times.slice(stored, stored + inserted))
+      await recordRanges(tx, upsertRanges, Number(insertId), times.slice(stored, stored + inserted))
       stored += inserted
     }
   }

@@ -181,7 +181,7 @@ export class ProductionStore {
     return item.result
   }
 
-  /** One transaction for a group of closes: their machines locked, then two reads and the writes for all of them. */
+  /** One transaction for a group of closes: their machines locked, then two reads (link generations, current states) and the writes for all of them. */
   private commitCloses(items: CloseItem[]): Promise<void> {
     return this.storage.db.transaction().execute(async (trx) => {
       const deviceIds = [...new Set(items.map((i) => i.deviceId))]
@@ -189,7 +189,8 @@ export class ProductionStore {
       const generations = new Map(
         (await trx.selectFrom('devices').select(['device_id', 'link_generation']).where('device_id', 'in', deviceIds).execute()).map((d) => [d.device_id, Number(d.link_generation)]),
       )
-      const offline = new Set([...(await currentStates(trx, deviceIds))].filter(([, s]) => s.state === 'offline').map(([id]) => id))
+      const current = await currentStates(trx, deviceIds)
+      const offline = new Set([...current].filter(([, s]) => s.state === 'offline').map(([id]) => id))
       /** Per machine, the close that makes it offline: of its current link, while not offline (a machine closed twice counts once). */
       const closers = new Map<string, CloseItem>()
       for (const item of items) {
@@ -199,7 +200,7 @@ export class ProductionStore {
       if (closers.size === 0) return
       const closing = new Map([...closers.keys()].map((id): [string, StateRow[]] => [id, [{ ts: now, state: 'offline', reason: null, event_id: null }]]))
       const deltas = new Map<string, RollupDeltas>()
-      const { changes, writes } = await this.states.insert(trx, closing, deltasIn(deltas))
+      const { changes, writes } = await this.states.insert(trx, closing, deltasIn(deltas), current)
       await runIndependentWrites(trx, this.storage.dialect, [...writes, ...(await this.rollups.write(trx, deltas))])
       for (const [id, item] of closers) {
         const change = changes.get(id)

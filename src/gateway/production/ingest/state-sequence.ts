@@ -67,12 +67,19 @@ export class StateSequence {
    * machine, the rows at the last ts before its earliest new row, those among its new rows,
    * those at the first ts after its latest. Answers, per machine whose newest row changed, its
    * current state before and after, and the writes to run (`writes`, independent of each other).
+   * `current`: the machines' current states when the caller read them already, in this
+   * transaction and under the same locks (`currentStates`); read here otherwise.
    */
-  async insert(trx: Db, added: Map<string, StateRow[]>, deltasOf: (deviceId: string) => RollupDeltas): Promise<{ changes: Map<string, StateChange>; writes: CompiledQuery[] }> {
+  async insert(
+    trx: Db,
+    added: Map<string, StateRow[]>,
+    deltasOf: (deviceId: string) => RollupDeltas,
+    current?: Map<string, CurrentState>,
+  ): Promise<{ changes: Map<string, StateChange>; writes: CompiledQuery[] }> {
     const changes = new Map<string, StateChange>()
     const machines = [...added].filter(([, rows]) => rows.length > 0).map(([deviceId, rows]) => ({ deviceId, fresh: [...rows].sort(compareStateRows) }))
     if (machines.length === 0) return { changes, writes: [] }
-    const around = await this.neighbourhoods(trx, machines)
+    const around = await this.neighbourhoods(trx, machines, current ?? (await currentStates(trx, machines.map((m) => m.deviceId))))
     const inserts: StatesRow[] = []
     const currents: CurrentRow[] = []
     for (const { deviceId, fresh } of machines) {
@@ -101,12 +108,8 @@ export class StateSequence {
    * (every new row later than the current state): `before` is the current state's row alone, as
    * the current state tells it (its event id is not kept: no new row shares its ts), the others empty.
    */
-  private async neighbourhoods(trx: Db, machines: { deviceId: string; fresh: StateRow[] }[]): Promise<Map<string, StateRow[][]>> {
+  private async neighbourhoods(trx: Db, machines: { deviceId: string; fresh: StateRow[] }[], current: Map<string, CurrentState>): Promise<Map<string, StateRow[][]>> {
     const around = new Map<string, StateRow[][]>()
-    const current = await currentStates(
-      trx,
-      machines.map((m) => m.deviceId),
-    )
     const outOfOrder = machines.filter(({ deviceId, fresh }) => {
       const state = current.get(deviceId)
       if (!state || !(state.since < fresh[0]!.ts)) return true
