@@ -86,6 +86,13 @@ async function metricsOf(instanceUrl: string): Promise<string> {
   return (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
 }
 
+/** How long one scrape of an instance's /metrics takes, in ms (its event loop does nothing else while it collects). */
+export async function scrapeMs(instanceUrl: string): Promise<number> {
+  const started = performance.now()
+  await metricsOf(instanceUrl)
+  return performance.now() - started
+}
+
 /** The `fleetgate_device_links` gauge of one instance. */
 export async function linksOf(instanceUrl: string): Promise<number> {
   const text = await metricsOf(instanceUrl)

@@ -30,7 +30,7 @@ import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
-import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, gcTotals, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
+import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, gcTotals, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, scrapeMs, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
 import { memoryLimit, type MemoryLimit } from './bench-memory-limit.js'
 import { BENCH_NODE_FLAGS } from './node-flags.js'
 import { RESERVED_DESCRIPTORS } from '../src/link/link-options.js'
@@ -373,6 +373,9 @@ async function idleWindow(f: Fleet, seconds: number, groups: () => Record<string
   line(`idle PostgreSQL: ${statementsPerS.toFixed(0)} statements/s from pg_stat_statements (target ≤ ${TARGETS.statementsPerS}) ${verdict(statementsPerS <= TARGETS.statementsPerS)}; ${xactsPerS.toFixed(0)} transactions/s and ${sessionsPerS.toFixed(2)} connections opened/s from pg_stat_database`)
   line(`idle NATS: ${((natsAfter.inMsgs - natsBefore.inMsgs) / elapsed).toFixed(0)} msgs/s in, ${((natsAfter.outMsgs - natsBefore.outMsgs) / elapsed).toFixed(0)} msgs/s out`)
   say(`  idle CPU elsewhere: PostgreSQL ${cores('postgres').toFixed(2)} cores, NATS ${cores('nats').toFixed(2)}, device processes ${cores('devices').toFixed(2)}`)
+  const scrapes: number[] = []
+  for (const instance of f.instances) scrapes.push(await scrapeMs(instance.url).catch(() => NaN))
+  say(`  a /metrics scrape of each instance, one at a time: ${scrapes.map((ms) => `${ms.toFixed(1)} ms`).join(' / ')}`)
   say('  most frequent statements in the window:')
   for (const s of await topStatements(f.stats, 6)) say(`    ${String(s.calls).padStart(7)} × ${s.query}`)
   return Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cores(name)]))

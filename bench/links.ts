@@ -12,6 +12,7 @@ import { totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { Registry, collectDefaultMetrics } from 'prom-client'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
@@ -118,10 +119,36 @@ export default async function links(args: string[]): Promise<void> {
       `  of which V8's young generation grew ${((young - youngBefore) / 2 ** 20).toFixed(1)} MiB (${((young - youngBefore) / count / 1024).toFixed(1)} KB a link), to ${(young / 2 ** 20).toFixed(1)} MiB: ` +
         `not per link, and sized from ${memoryLimitText()} (docs/deploy.md, "Sizing")`,
     )
+    await scrapeCost(count, () => app.inject({ method: 'GET', url: '/metrics' }))
     await fleet.close()
   } finally {
     await app.close()
   }
+}
+
+/**
+ * What a Prometheus scrape of `/metrics` costs with every link open: the event loop does nothing
+ * else meanwhile. The baseline, in the same process at the same moment, is prom-client's own
+ * default metrics alone (which fleetgate used as they are until 2026-11-30).
+ */
+async function scrapeCost(count: number, scrape: () => Promise<unknown>): Promise<void> {
+  const defaults = new Registry()
+  collectDefaultMetrics({ register: defaults })
+  const median = async (run: () => Promise<unknown>) => {
+    const times: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const started = performance.now()
+      await run()
+      times.push(performance.now() - started)
+    }
+    return times.sort((a, b) => a - b)[3]!
+  }
+  await scrape()
+  const [ours, theirs] = [await median(scrape), await median(() => defaults.metrics())]
+  console.log(
+    `a /metrics scrape with ${count} links open: ${ours.toFixed(1)} ms (median of 7), prom-client's default metrics alone ${theirs.toFixed(1)} ms: ` +
+      `${(ours / theirs).toFixed(2)}× (no target; the event loop waits meanwhile)`,
+  )
 }
 
 /** Child process: opens the links, reports once every one registered and sent a heartbeat, then keeps them up. */
