@@ -99,4 +99,6 @@ if (process.argv[2] === '--device-child') {
     )
   })
   process.on('SIGTERM', () => process.exit(0))
+  // The benchmark process ended without stopping us (Ctrl-C, a crash): stop too.
+  process.on('disconnect', () => process.exit(0))
 }

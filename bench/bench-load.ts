@@ -279,6 +279,8 @@ async function natsClosed(job: Extract<LoadJob, { kind: 'nats' }>): Promise<Load
 }
 
 if (process.argv[2] === '--load-child') {
+  // The benchmark process ended without waiting for the result (Ctrl-C, a crash): stop too.
+  process.on('disconnect', () => process.exit(0))
   process.once('message', (job: LoadJob) => {
     const run = job.kind === 'http' ? httpClosed(job) : job.kind === 'http-open' ? httpOpen(job) : job.kind === 'mqtt' ? mqttClosed(job) : natsClosed(job)
     run.then(

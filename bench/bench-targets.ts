@@ -105,6 +105,8 @@ if (process.argv[2] === '--target-child') {
         }
       })
       process.on('SIGTERM', () => void served.close().finally(() => process.exit(0)))
+      // The benchmark process ended without stopping us (Ctrl-C, a crash): stop too.
+      process.on('disconnect', () => process.exit(0))
     })
   })
 }
