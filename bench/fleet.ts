@@ -28,6 +28,7 @@ import pg from 'pg'
 import { freePort } from '../src/cluster/local-cluster.js'
 import { startNatsServer, type NatsServer } from '../src/cluster/nats-server.js'
 import { startPostgresServer, type PostgresServer } from '../src/cluster/postgres-server.js'
+import { PRESENCE_DEFAULTS } from '../src/gateway/devices/instance-presence.js'
 import { option } from './bench-options.js'
 import { fleetDeviceId, startDeviceProcess, type DeviceProcess, type DeviceReport } from './bench-fleet-devices.js'
 import { cpuSeconds, eventLoopMaxMs, linksOf, machineCpu, gcTotals, openDescriptors, natsCounters, openFileLimit, postgresCounters, postgresCpuSeconds, rssBytes, scrapeMs, topStatements, youngGenerationBytes } from './bench-fleet-probes.js'
@@ -578,12 +579,28 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
     `presence true on every survivor${room < victimLinks ? ' (for the machines linked)' : ''} ${Number.isFinite(presenceS) ? `${presenceS.toFixed(1)} s after the kill` : lastOnline.length > 0 ? `not within 90 s (online: ${lastOnline.join(' / ')})` : 'not polled: the re-link never completed'} ` +
       `(target ≤ ${TARGETS.presenceS} s) ${verdict(presenceS <= TARGETS.presenceS)}`,
   )
-  await splitBrain(f, survivors, line)
+  await splitBrain(f, survivors, killedAt, line)
   say(`  PostgreSQL deadlocks over the whole run: ${(await postgresCounters(f.stats, f.database)).deadlocks}`)
 }
 
 /** One link per machine: the devices, each instance's /metrics and the database's holder column agree. */
-async function splitBrain(f: Fleet, survivors: Instance[], line: (text: string) => void): Promise<void> {
+/**
+ * The rows still naming the killed instance as holder (machines with no room to re-link) are
+ * cleared by the survivors' presence sweep once it has been silent for `lostAfterMs`: wait for
+ * that, with a margin, before reading the holders (the machines with room may re-link sooner).
+ */
+async function deadHolderCleared(f: Fleet, survivors: Instance[], killedAt: number): Promise<number> {
+  const deadline = killedAt + PRESENCE_DEFAULTS.lostAfterMs + 3 * PRESENCE_DEFAULTS.beatMs + 10_000
+  const alive = survivors.map((i) => i.id)
+  for (;;) {
+    const { rows } = await f.stats.query<{ n: string }>('select count(*)::text as n from devices where link_instance is not null and not (link_instance = any($1))', [alive])
+    if (Number(rows[0]!.n) === 0 || Date.now() >= deadline) return (Date.now() - killedAt) / 1000
+    await sleep(250)
+  }
+}
+
+async function splitBrain(f: Fleet, survivors: Instance[], killedAt: number, line: (text: string) => void): Promise<void> {
+  const clearedS = await deadHolderCleared(f, survivors, killedAt)
   const deviceSide = f.instances.map(() => 0)
   for (const r of await reports(f)) r.linkedPerInstance.forEach((n, k) => (deviceSide[k]! += n))
   // An instance out of descriptors accepts no connection: NaN then.
@@ -603,7 +620,8 @@ async function splitBrain(f: Fleet, survivors: Instance[], line: (text: string) 
   const dbAgree = rows.every((r) => r.database === r.devices)
   const notLinked = f.total - sum(deviceSide)
   line(
-    `database link holder: ${elsewhere} rows name a dead instance, ${unlinked} name none (machines not linked: ${notLinked}), per instance ${dbAgree ? 'as the devices say' : 'NOT as the devices say'} ` +
+    `database link holder ${clearedS.toFixed(1)} s after the kill (the presence sweep clears a dead holder ${PRESENCE_DEFAULTS.lostAfterMs / 1000}–${(PRESENCE_DEFAULTS.lostAfterMs + PRESENCE_DEFAULTS.beatMs) / 1000} s after its last sign of life): ` +
+      `${elsewhere} rows name a dead instance, ${unlinked} name none (machines not linked: ${notLinked}), per instance ${dbAgree ? 'as the devices say' : 'NOT as the devices say'} ` +
       `${verdict(elsewhere === 0 && unlinked === notLinked && dbAgree)}`,
   )
 }
