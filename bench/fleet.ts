@@ -583,7 +583,6 @@ async function killOne(f: Fleet, line: (text: string) => void): Promise<void> {
   say(`  PostgreSQL deadlocks over the whole run: ${(await postgresCounters(f.stats, f.database)).deadlocks}`)
 }
 
-/** One link per machine: the devices, each instance's /metrics and the database's holder column agree. */
 /**
  * The rows still naming the killed instance as holder (machines with no room to re-link) are
  * cleared by the survivors' presence sweep once it has been silent for `lostAfterMs`: wait for
@@ -599,6 +598,7 @@ async function deadHolderCleared(f: Fleet, survivors: Instance[], killedAt: numb
   }
 }
 
+/** One link per machine: the devices, each instance's /metrics and the database's holder column agree. */
 async function splitBrain(f: Fleet, survivors: Instance[], killedAt: number, line: (text: string) => void): Promise<void> {
   const clearedS = await deadHolderCleared(f, survivors, killedAt)
   const deviceSide = f.instances.map(() => 0)

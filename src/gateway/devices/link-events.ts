@@ -20,10 +20,11 @@ export class LinkEvents implements LinkObserver {
   /**
    * The links announced alive, by device id, in the order they were last heard: each frame
    * moves its link to the end. A sweep reads from the front and stops at the first link still
-   * alive, so it costs the links that went silent, not every link each second (16,700 links,
-   * all of them every second, took about 9 % of an idle instance's CPU in a profile of `bench -- fleet`). A
-   * link enters at registration with the time of its `register` frame, which other links' frames
-   * may have passed meanwhile: its silence is then found as late as its registration took.
+   * alive, so it costs the links that went silent, not every link each second (checking all of
+   * 16,700 links every second took about 9 % of an idle instance's CPU in a profile of
+   * `bench -- fleet`). A link enters at registration with the time of its `register` frame,
+   * which other links' frames may have passed meanwhile: its silence is then found as late as
+   * its registration took.
    */
   private readonly heard = new Map<string, DeviceLink>()
   private readonly status = new Map<string, StatusSlot>()
@@ -69,7 +70,8 @@ export class LinkEvents implements LinkObserver {
     for (const [deviceId, link] of this.heard) {
       if (link.isAlive(this.aliveMs, now)) return
       this.heard.delete(deviceId)
-      // A link taken over by another instance left this registry without a close announced here: its holder speaks for the device now.
+      // A link taken over by another instance left this registry with no close announced here:
+      // its new holder speaks for the device now.
       if (this.registry.get(deviceId) === link) this.publish(link, false, true, 'not_alive')
     }
   }
