@@ -1,20 +1,11 @@
-import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { DeviceRepository } from '../../src/gateway/devices/device-repository.js'
 import { DeviceLink } from '../../src/link/device-link.js'
-import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import type { Storage } from '../../src/storage/storage.js'
+import { detachedLinkMetrics, idleSocket } from '../helpers/detached-links.js'
 import { DIALECTS, openTestStorage } from '../helpers/dialects.js'
 
-const metrics = createLinkMetrics(new Registry(), { linked: () => 0, inFlight: () => 0 })
-/** A socket that never connects: the repository only reads a link's identity and heartbeat. */
-function idleSocket(): WebSocket {
-  const socket = new WebSocket('ws://127.0.0.1:1')
-  socket.on('error', () => undefined)
-  socket.terminate()
-  return socket
-}
+const metrics = detachedLinkMetrics
 
 describe.each(DIALECTS)('heartbeat writes of the device registry (%s)', (dialect) => {
   let storage: Storage & { cleanup(): Promise<void> }

@@ -1,23 +1,13 @@
-import { Registry } from 'prom-client'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
 import type { DeviceEvent, DeviceStatusEvent } from '../../src/gateway/devices/device-events.js'
 import { LinkEvents } from '../../src/gateway/devices/link-events.js'
 import { DeviceLink } from '../../src/link/device-link.js'
-import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import { LinkRegistry } from '../../src/link/link-registry.js'
+import { detachedLinkMetrics, idleSocket } from '../helpers/detached-links.js'
 
 const ALIVE_MS = 60_000
 const T0 = Date.UTC(2026, 10, 30, 12)
-const metrics = createLinkMetrics(new Registry(), { linked: () => 0, inFlight: () => 0 })
-
-/** A socket that never connects: these links are only read and heard, never written to. */
-function idleSocket(): WebSocket {
-  const socket = new WebSocket('ws://127.0.0.1:1')
-  socket.on('error', () => undefined)
-  socket.terminate()
-  return socket
-}
+const metrics = detachedLinkMetrics
 
 describe('device events of the links here: alive loss found by the sweep', () => {
   let registry: LinkRegistry

@@ -1,13 +1,11 @@
 import pino from 'pino'
-import { Registry } from 'prom-client'
 import { describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
 import { DeviceLink } from '../../src/link/device-link.js'
-import { createLinkMetrics } from '../../src/link/link-metrics.js'
 import type { AdmitVerdict, LinkClaim, LinkStore } from '../../src/link/link-store.js'
 import type { RegisterFrame } from '@fleetgate/device-agent/protocol'
 import { StatusWriter } from '../../src/link/status-writer.js'
 import { databaseUnavailable } from '../../src/storage/unreachable-database.js'
+import { detachedLinkMetrics, idleSocket } from '../helpers/detached-links.js'
 
 /** A device registry that can be cut off from its database; records what it wrote. */
 class UnreliableStore implements LinkStore {
@@ -40,14 +38,7 @@ class UnreliableStore implements LinkStore {
   }
 }
 
-const metrics = createLinkMetrics(new Registry(), { linked: () => 0, inFlight: () => 0 })
-/** A socket that never connects: the writer only reads a link's identity and heartbeat. */
-function idleSocket(): WebSocket {
-  const socket = new WebSocket('ws://127.0.0.1:1')
-  socket.on('error', () => undefined)
-  socket.terminate()
-  return socket
-}
+const metrics = detachedLinkMetrics
 const linkOf = (deviceId: string) => {
   const link = new DeviceLink({ linkId: `${deviceId}-link`, deviceId, hostname: 'h', ip: '127.0.0.1', version: '1' }, 1, idleSocket(), metrics)
   link.lastHeartbeat = Date.now() / 1000
