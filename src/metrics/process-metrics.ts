@@ -14,8 +14,8 @@ import { Gauge, collectDefaultMetrics, type Registry } from 'prom-client'
  */
 export function collectProcessMetrics(registry: Registry, prefix: string): void {
   collectDefaultMetrics({ register: registry, prefix })
-  // prom-client names these gauges `*_total`, which Prometheus reserves for counters
-  // (`promtool check metrics` refuses them).
+  // prom-client names three gauges `*_total`, which Prometheus reserves for counters (`promtool
+  // check metrics` refuses them); the handles gauge goes for its cost (above).
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total', 'nodejs_active_handles']) {
     registry.removeSingleMetric(`${prefix}${name}`)
   }
