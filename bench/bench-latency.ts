@@ -8,6 +8,9 @@ export interface Latencies {
   skipped: number
 }
 
+/** The middle value (the upper one of an even count); the input is left as it is. */
+export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 

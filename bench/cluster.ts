@@ -14,6 +14,7 @@ import { createRequire } from 'node:module'
 import { readdirSync, readFileSync } from 'node:fs'
 import { DeviceAgent, ok, RouteTable } from '@fleetgate/device-agent'
 import { createScratchDatabase } from '../src/cluster/scratch-database.js'
+import { median } from './bench-latency.js'
 import { option } from './bench-options.js'
 import { startServe, type ServedServer } from './bench-serve.js'
 
@@ -107,7 +108,6 @@ async function measured(processes: Measured[], run: () => Promise<Run>): Promise
 
 const splitText = (split: CpuSplit[] = []) => split.map((p) => `${p.name} ${p.user.toFixed(0)}+${p.system.toFixed(0)}`).join('  ')
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 
 
 function startInstance(name: string, env: Record<string, string>): Promise<ServedServer> {

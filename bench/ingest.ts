@@ -29,6 +29,7 @@ import { TelemetryStore, type TimedRecord } from '../src/platform/telemetry/tele
 import { openConfiguredStorage } from '../src/server.js'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { median } from './bench-latency.js'
 import { option } from './bench-options.js'
 import { postgresCpuSeconds } from './bench-fleet-probes.js'
 import { startServe } from './bench-serve.js'
@@ -331,7 +332,6 @@ export default async function ingest(args: string[]): Promise<void> {
         console.log(`  ratio HTTP / plain limit: ${ratios.at(-1)!.toFixed(2)}; HTTP / own-schema raw: ${schemaRatios.at(-1)!.toFixed(2)}`)
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const ratio = median(ratios)
     console.log(`ratio  HTTP / plain storage limit, median of ${rounds} round(s): ${ratio.toFixed(3)} (target ≥ ${target}) ${ratio >= target ? 'OK' : 'BELOW TARGET'}`)
     console.log(`ratio  HTTP / own-schema raw, median of ${rounds} round(s): ${median(schemaRatios).toFixed(2)} (no target: shows the HTTP path's cost on top of the schema)`)

@@ -16,6 +16,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/config.js'
 import { openStorage } from '../src/storage/storage.js'
+import { median } from './bench-latency.js'
 import { option } from './bench-options.js'
 import { RawLink, sourceAddress } from './bench-raw-link.js'
 
@@ -134,17 +135,17 @@ export default async function links(args: string[]): Promise<void> {
 async function scrapeCost(count: number, scrape: () => Promise<unknown>): Promise<void> {
   const defaults = new Registry()
   collectDefaultMetrics({ register: defaults })
-  const median = async (run: () => Promise<unknown>) => {
+  const timed = async (run: () => Promise<unknown>) => {
     const times: number[] = []
     for (let i = 0; i < 7; i++) {
       const started = performance.now()
       await run()
       times.push(performance.now() - started)
     }
-    return times.sort((a, b) => a - b)[3]!
+    return median(times)
   }
   await scrape()
-  const [ours, theirs] = [await median(scrape), await median(() => defaults.metrics())]
+  const [ours, theirs] = [await timed(scrape), await timed(() => defaults.metrics())]
   console.log(
     `a /metrics scrape with ${count} links open: ${ours.toFixed(1)} ms (median of 7), prom-client's default metrics alone ${theirs.toFixed(1)} ms: ` +
       `${(ours / theirs).toFixed(2)}× (no target; the event loop waits meanwhile)`,

@@ -25,6 +25,7 @@ import { BENCH_DEVICE } from './bench-gateway.js'
 import { runLoad, type LoadResult } from './bench-load.js'
 import { startTarget } from './bench-targets.js'
 import { MAX_IN_FLIGHT } from '@fleetgate/device-agent/protocol'
+import { median } from './bench-latency.js'
 import { option } from './bench-options.js'
 
 const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883'
@@ -51,7 +52,6 @@ function processCpu(name: string): () => number {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const CONTENDERS = ['bare', 'forwarded', 'mqtt', 'nats', 'mqtt-shared', 'nats-shared', 'floor'] as const
 type Contender = (typeof CONTENDERS)[number]
